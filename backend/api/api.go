@@ -1,0 +1,234 @@
+// Package api is the HTTP face of the backend: REST under /api, live event
+// streams (Server-Sent Events), and the built web UI, as one http.Handler
+// that the headless server listens with and the desktop mounts as its
+// webview's asset handler.
+//
+// Invariants:
+//   - Every response under /api is JSON (or an SSE stream); every error is
+//     {"error": "..."} with a fitting status: malformed JSON 400, unknown
+//     path or id 404, wrong method 405, body over 1 MiB 413. The HTML page
+//     is never returned for an /api path.
+//   - Loopback is not a security boundary: a request whose Host is not a
+//     loopback name gets 403 (DNS rebinding), and so does a state-changing
+//     request whose Origin is not this server's own. Requests the desktop
+//     webview makes in-process are marked and exempt from the Host check.
+//   - Handlers never return a secret and never log a request body.
+//   - A client that disconnects does not stop a run.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/clawboo/desktop/backend/runtimes"
+	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/supervisor"
+)
+
+// MaxBody is the largest request body accepted.
+const MaxBody = 1 << 20
+
+// Options wire the API to the rest of the backend.
+type Options struct {
+	Store      *store.Store
+	Supervisor *supervisor.Supervisor
+	Catalog    *runtimes.Catalog
+	// UI is the built frontend (the contents of frontend/dist); nil serves
+	// a page that says the UI was not built.
+	UI      fs.FS
+	Log     *slog.Logger
+	Version string
+}
+
+// API is the backend's http.Handler.
+type API struct {
+	opts Options
+	mux  *http.ServeMux
+	ui   http.Handler
+}
+
+// New builds the handler.
+func New(opts Options) *API {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	a := &API{opts: opts, mux: http.NewServeMux()}
+	a.ui = newUIHandler(opts.UI)
+	a.routes()
+	return a
+}
+
+type methods map[string]http.HandlerFunc
+
+// ServeHTTP implements http.Handler: it dispatches on method for a path, so a
+// known path with the wrong method is a JSON 405 rather than the mux's text.
+func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h, ok := m[r.Method]; ok {
+		h(w, r)
+		return
+	}
+	if r.Method == http.MethodHead {
+		if h, ok := m[http.MethodGet]; ok {
+			h(w, r)
+			return
+		}
+	}
+	allow := make([]string, 0, len(m))
+	for k := range m {
+		allow = append(allow, k)
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "method %s not allowed", r.Method)
+}
+
+func (a *API) routes() {
+	a.mux.Handle("/api/health", methods{"GET": a.health})
+	a.mux.Handle("/api/runtimes", methods{"GET": a.listRuntimes})
+	a.mux.Handle("/api/runtimes/{id}/run", methods{"POST": a.startRun})
+	a.mux.Handle("/api/runs", methods{"GET": a.listRuns})
+	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})
+	a.mux.Handle("/api/runs/{id}/events", methods{"GET": a.runEvents})
+	a.mux.Handle("/api/runs/{id}/abort", methods{"POST": a.abortRun})
+	a.mux.Handle("/api/events", methods{"GET": a.liveUpdates})
+	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
+	})
+	a.mux.Handle("/", a.ui)
+}
+
+type inProcessKey struct{}
+
+// MarkInProcess marks a request as made by the desktop's own webview through
+// the Wails asset server (never over TCP), exempting it from the Host check.
+func MarkInProcess(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inProcessKey{}, true)
+}
+
+func inProcess(r *http.Request) bool { v, _ := r.Context().Value(inProcessKey{}).(bool); return v }
+
+// ServeHTTP implements http.Handler.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !inProcess(r) && !loopbackHost(r.Host) {
+		writeError(w, http.StatusForbidden, "forbidden: host %q is not a loopback name", r.Host)
+		return
+	}
+	if stateChanging(r.Method) && !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "forbidden: cross-site request")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	a.mux.ServeHTTP(w, r)
+}
+
+func stateChanging(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
+
+// loopbackHost accepts localhost, 127.0.0.0/8 and ::1, with any port.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin allows requests with no Origin (curl, CLIs) and requests whose
+// Origin is this very server; it refuses every other site, and any request
+// the browser itself labels cross-site.
+func sameOrigin(r *http.Request) bool {
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if inProcess(r) {
+		return u.Scheme == "wails" || u.Host == r.Host
+	}
+	return (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
+}
+
+func (a *API) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": a.opts.Version})
+}
+
+func (a *API) listRuntimes(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.opts.Catalog.List(r.Context()))
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "encode response: %v", err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeError writes {"error": msg}.
+func writeError(w http.ResponseWriter, status int, format string, args ...any) {
+	b, _ := json.Marshal(map[string]string{"error": fmt.Sprintf(format, args...)})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// decodeJSON reads one JSON object into v, answering the error itself and
+// returning false when the body is too large, malformed, or trailed by junk.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	err := dec.Decode(v)
+	if err == nil {
+		switch _, terr := dec.Token(); {
+		case terr == io.EOF:
+		case terr == nil:
+			err = errors.New("unexpected data after the JSON object")
+		default:
+			err = terr
+		}
+	}
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes", MaxBody)
+	case errors.Is(err, io.EOF):
+		writeError(w, http.StatusBadRequest, "request body must be a JSON object")
+	default:
+		writeError(w, http.StatusBadRequest, "malformed JSON: %v", err)
+	}
+	return false
+}

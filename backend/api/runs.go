@@ -1,0 +1,156 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/supervisor"
+)
+
+var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+type startRunBody struct {
+	Message *string `json:"message"`
+	Context string  `json:"context"`
+	AgentID string  `json:"agentId"`
+	Wait    *bool   `json:"wait"`
+}
+
+// runResult is the answer to a waited run.
+type runResult struct {
+	OK         bool     `json:"ok"`
+	RunID      string   `json:"runId"`
+	RuntimeID  string   `json:"runtimeId"`
+	DoneReason *string  `json:"doneReason"`
+	Status     string   `json:"status"`
+	Summary    string   `json:"summary"`
+	Error      string   `json:"error,omitempty"`
+	CostUSD    *float64 `json:"costUsd"`
+}
+
+func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
+	rt := executor.ID(r.PathValue("id"))
+	var body startRunBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	if body.Message == nil || *body.Message == "" {
+		writeError(w, http.StatusBadRequest, "message is required")
+		return
+	}
+	if body.AgentID != "" {
+		if !agentIDPattern.MatchString(body.AgentID) {
+			writeError(w, http.StatusBadRequest, "invalid agentId: use letters, digits, '_' and '-'")
+			return
+		}
+		ok, err := a.opts.Store.AgentExists(r.Context(), body.AgentID)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "%v", err)
+			return
+		}
+		if !ok {
+			writeError(w, http.StatusNotFound, "unknown agent '%s'", body.AgentID)
+			return
+		}
+	}
+	h, err := a.opts.Supervisor.Start(r.Context(), supervisor.StartParams{
+		RuntimeID: rt, Message: *body.Message, Context: body.Context, AgentID: body.AgentID,
+	})
+	switch {
+	case errors.Is(err, supervisor.ErrUnknownRuntime):
+		writeError(w, http.StatusNotFound, "unknown runtime '%s'", rt)
+		return
+	case errors.Is(err, supervisor.ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, "%v", err)
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	if body.Wait != nil && !*body.Wait {
+		writeJSON(w, http.StatusAccepted, map[string]string{"runId": h.ID})
+		return
+	}
+	// The run does not depend on this request: if the caller leaves, only
+	// the wait ends.
+	run, err := h.Wait(r.Context())
+	if err != nil {
+		return
+	}
+	writeJSON(w, http.StatusOK, runResult{
+		OK: run.Status == store.RunSucceeded, RunID: run.ID, RuntimeID: run.RuntimeID, DoneReason: run.DoneReason,
+		Status: run.Status, Summary: run.Summary, Error: run.Error, CostUSD: run.CostUSD,
+	})
+}
+
+func (a *API) listRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 50
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 200 {
+			writeError(w, http.StatusBadRequest, "limit must be a number from 1 to 200")
+			return
+		}
+		limit = n
+	}
+	before := q.Get("before")
+	runs, err := a.opts.Store.ListRuns(r.Context(), before, limit+1)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	var next *string
+	if len(runs) > limit {
+		runs = runs[:limit]
+		c := runs[limit-1].ID
+		next = &c
+	}
+	for i := range runs {
+		if live, ok := a.opts.Supervisor.Live(runs[i].ID); ok {
+			runs[i] = live
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": runs, "nextCursor": next})
+}
+
+// lookupRun prefers the live view (the ledger trails it by a commit).
+func (a *API) lookupRun(r *http.Request, id string) (store.Run, error) {
+	if live, ok := a.opts.Supervisor.Live(id); ok {
+		return live, nil
+	}
+	return a.opts.Store.GetRun(r.Context(), id)
+}
+
+func (a *API) getRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	run, err := a.lookupRun(r, id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "unknown run '%s'", id)
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
+}
+
+func (a *API) abortRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	err := a.opts.Supervisor.Abort(r.Context(), id)
+	switch {
+	case errors.Is(err, supervisor.ErrUnknownRun):
+		writeError(w, http.StatusNotFound, "unknown run '%s'", id)
+	case errors.Is(err, supervisor.ErrRunFinished):
+		writeError(w, http.StatusConflict, "run '%s' already finished", id)
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	default:
+		writeJSON(w, http.StatusAccepted, map[string]any{"ok": true, "runId": id})
+	}
+}

@@ -1,0 +1,125 @@
+// Package config owns where Clawboo keeps its state and how the process
+// environment is read.
+//
+// Invariants:
+//   - Every path the product writes lives under one home folder: --home, else
+//     $CLAWBOO_HOME, else ~/.clawboo. Nothing else decides a path.
+//   - The environment is read once, into a Config value, by Load. Nothing in
+//     backend reads os.Getenv on a hot path; tests build a Config directly.
+//   - Parsing never fails silently: a malformed value is an error naming the
+//     variable, not a quiet default.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Environment variable names the product understands.
+const (
+	EnvHome          = "CLAWBOO_HOME"
+	EnvEnableMock    = "CLAWBOO_ENABLE_MOCK_RUNTIME"
+	EnvIdleTimeout   = "CLAWBOO_RUN_IDLE_TIMEOUT"
+	DefaultIdleLimit = 30 * time.Minute
+)
+
+// Config is the process-wide configuration, resolved once at start-up.
+type Config struct {
+	// Home is the absolute folder holding the database, secrets, worktrees
+	// and runtime homes.
+	Home string
+	// EnableMock offers the clawboo-mock runtime. True only when
+	// CLAWBOO_ENABLE_MOCK_RUNTIME is exactly "1".
+	EnableMock bool
+	// IdleTimeout aborts a run that emits nothing for this long.
+	IdleTimeout time.Duration
+}
+
+// Getenv is the shape of os.Getenv, injected so tests never touch the real
+// environment.
+type Getenv func(string) string
+
+// Load resolves the configuration from an explicit home (empty for the
+// default) and the environment.
+func Load(home string, getenv Getenv) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	h, err := ResolveHome(home, getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	idle := DefaultIdleLimit
+	if v := getenv(EnvIdleTimeout); v != "" {
+		idle, err = parseDuration(v)
+		if err != nil {
+			return Config{}, fmt.Errorf("%s: %w", EnvIdleTimeout, err)
+		}
+	}
+	return Config{
+		Home:        h,
+		EnableMock:  getenv(EnvEnableMock) == "1",
+		IdleTimeout: idle,
+	}, nil
+}
+
+// ResolveHome applies the home precedence: explicit flag, $CLAWBOO_HOME,
+// then ~/.clawboo. The result is absolute and cleaned.
+func ResolveHome(flag string, getenv Getenv) (string, error) {
+	h := flag
+	if h == "" {
+		h = getenv(EnvHome)
+	}
+	if h == "" {
+		userHome := getenv("HOME")
+		if userHome == "" {
+			var err error
+			if userHome, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("resolve home folder: %w", err)
+			}
+		}
+		h = filepath.Join(userHome, ".clawboo")
+	}
+	abs, err := filepath.Abs(h)
+	if err != nil {
+		return "", fmt.Errorf("resolve home folder %q: %w", h, err)
+	}
+	return abs, nil
+}
+
+// parseDuration accepts a Go duration ("90s", "30m") or a bare number of
+// milliseconds, and refuses anything not positive.
+func parseDuration(v string) (time.Duration, error) {
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if ms <= 0 {
+			return 0, errors.New("must be positive")
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration: %q", v)
+	}
+	if d <= 0 {
+		return 0, errors.New("must be positive")
+	}
+	return d, nil
+}
+
+// DBPath is the SQLite database file.
+func (c Config) DBPath() string { return filepath.Join(c.Home, "clawboo.db") }
+
+// PortFile records the port `clawboo serve` chose, for other tools to find.
+func (c Config) PortFile() string { return filepath.Join(c.Home, "api-port.txt") }
+
+// EnsureHome creates the home folder with owner-only permissions.
+func (c Config) EnsureHome() error {
+	if err := os.MkdirAll(c.Home, 0o700); err != nil {
+		return fmt.Errorf("create home %s: %w", c.Home, err)
+	}
+	return nil
+}

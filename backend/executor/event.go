@@ -1,0 +1,132 @@
+package executor
+
+import "encoding/json"
+
+// Kind is the type of an Event.
+type Kind string
+
+// Event kinds.
+const (
+	KindStatus     Kind = "status"
+	KindTextDelta  Kind = "text-delta"
+	KindToolCall   Kind = "tool-call"
+	KindToolResult Kind = "tool-result"
+	KindCost       Kind = "cost"
+	KindError      Kind = "error"
+	KindDone       Kind = "done"
+)
+
+// Phase is a status event's phase.
+type Phase string
+
+// Status phases.
+const (
+	PhaseInit         Phase = "init"
+	PhaseThinking     Phase = "thinking"
+	PhaseRunning      Phase = "running"
+	PhaseTurnComplete Phase = "turn-complete"
+)
+
+// DoneReason is why a run ended.
+type DoneReason string
+
+// Done reasons.
+const (
+	DoneSuccess  DoneReason = "success"
+	DoneMaxTurns DoneReason = "max_turns"
+	DoneAborted  DoneReason = "aborted"
+	DoneError    DoneReason = "error"
+)
+
+// Channel distinguishes assistant text from reasoning text.
+type Channel string
+
+// Text channels.
+const (
+	ChannelAssistant Channel = "assistant"
+	ChannelReasoning Channel = "reasoning"
+)
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens       int64 `json:"inputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+}
+
+// Event is one thing a run reports. It is one flat struct so it crosses to
+// TypeScript unchanged; which fields are set depends on Kind:
+//
+//	status       Phase, Model?, Detail?
+//	text-delta   Text, Channel?
+//	tool-call    ToolCallID, Name, Input
+//	tool-result  ToolCallID, Name, Output, IsError
+//	cost         CostUSD (nil = unknown), Usage?, Model?, Local, Estimated
+//	error        Code, Message, Fatal
+//	done         Reason, Summary, Usage?, CostUSD?
+type Event struct {
+	RunID RunID `json:"runId"`
+	Seq   int64 `json:"seq"`
+	// TS is Unix milliseconds.
+	TS   int64 `json:"ts"`
+	Kind Kind  `json:"kind"`
+
+	Text    string  `json:"text,omitempty"`
+	Channel Channel `json:"channel,omitempty"`
+
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	Output     string          `json:"output,omitempty"`
+	IsError    bool            `json:"isError,omitempty"`
+
+	Phase  Phase  `json:"phase,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Detail string `json:"detail,omitempty"`
+
+	CostUSD   *float64 `json:"costUsd,omitempty"`
+	Usage     *Usage   `json:"usage,omitempty"`
+	Local     bool     `json:"local,omitempty"`
+	Estimated bool     `json:"estimated,omitempty"`
+
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Fatal   bool   `json:"fatal,omitempty"`
+
+	Reason  DoneReason `json:"reason,omitempty"`
+	Summary string     `json:"summary,omitempty"`
+}
+
+// Constructors for the common events, so adapters read as what they report.
+
+// Status is a status event.
+func Status(p Phase, detail string) Event { return Event{Kind: KindStatus, Phase: p, Detail: detail} }
+
+// Text is an assistant text delta.
+func Text(s string) Event { return Event{Kind: KindTextDelta, Text: s, Channel: ChannelAssistant} }
+
+// Reasoning is a reasoning text delta.
+func Reasoning(s string) Event { return Event{Kind: KindTextDelta, Text: s, Channel: ChannelReasoning} }
+
+// ToolCall is a tool call; input must be JSON (nil means {}).
+func ToolCall(id, name string, input json.RawMessage) Event {
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	return Event{Kind: KindToolCall, ToolCallID: id, Name: name, Input: input}
+}
+
+// ToolResult is the result of a tool call.
+func ToolResult(id, name, output string, isError bool) Event {
+	return Event{Kind: KindToolResult, ToolCallID: id, Name: name, Output: output, IsError: isError}
+}
+
+// Error is an error event.
+func Error(code, msg string, fatal bool) Event {
+	return Event{Kind: KindError, Code: code, Message: msg, Fatal: fatal}
+}
+
+// Done is the terminal event.
+func Done(reason DoneReason, summary string) Event {
+	return Event{Kind: KindDone, Reason: reason, Summary: summary}
+}

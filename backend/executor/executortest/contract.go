@@ -1,0 +1,209 @@
+// Package executortest is the one contract suite every runtime adapter
+// passes. Adapters add their own tests beside it; this suite checks only
+// what the host relies on for every runtime.
+//
+// Invariant: the suite never depends on a particular adapter's wire format;
+// a harness tells it how to make that adapter succeed and how to make it wait
+// until aborted.
+package executortest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+)
+
+// Harness adapts one runtime to the contract suite.
+type Harness struct {
+	// New returns a fresh adapter for one sub-test.
+	New func(t *testing.T) executor.Adapter
+	// Request returns the start request for a scenario. The suite fills in
+	// RunID and Emitter. Scenarios: "success" must end in done:success;
+	// "hold" must stay open until aborted.
+	Request func(t *testing.T, scenario string) executor.StartRequest
+	// Timeout bounds each scenario (default 30 s).
+	Timeout time.Duration
+}
+
+var runCounter atomic.Int64
+
+func (h Harness) timeout() time.Duration {
+	if h.Timeout > 0 {
+		return h.Timeout
+	}
+	return 30 * time.Second
+}
+
+// Start launches scenario on a fresh adapter and returns the run.
+func (h Harness) Start(t *testing.T, ctx context.Context, scenario string) (executor.Run, executor.RunID) {
+	t.Helper()
+	a := h.New(t)
+	req := h.Request(t, scenario)
+	req.RunID = executor.RunID(fmt.Sprintf("contract-%d", runCounter.Add(1)))
+	req.Emitter = executor.NewEmitter(req.RunID, 0)
+	run, err := a.Start(ctx, req)
+	if err != nil {
+		t.Fatalf("start %s: %v", scenario, err)
+	}
+	return run, req.RunID
+}
+
+// Collect reads a run's events until the stream closes, failing the test on
+// timeout.
+func Collect(t *testing.T, ctx context.Context, run executor.Run) []executor.Event {
+	t.Helper()
+	var out []executor.Event
+	for {
+		select {
+		case ev, ok := <-run.Events():
+			if !ok {
+				return out
+			}
+			out = append(out, ev)
+		case <-ctx.Done():
+			t.Fatalf("stream did not close: %d events so far", len(out))
+			return out
+		}
+	}
+}
+
+// CheckStream asserts the stream invariants and returns the Done event.
+func CheckStream(t *testing.T, id executor.RunID, evs []executor.Event) executor.Event {
+	t.Helper()
+	if len(evs) == 0 {
+		t.Fatal("empty stream: a run must end with done")
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d: want strictly increasing from 1", i, ev.Seq)
+		}
+		if ev.RunID != id {
+			t.Fatalf("event %d has run id %q, want %q", i, ev.RunID, id)
+		}
+		if ev.TS == 0 {
+			t.Fatalf("event %d has no timestamp", i)
+		}
+		switch ev.Kind {
+		case executor.KindStatus, executor.KindTextDelta, executor.KindToolCall, executor.KindToolResult,
+			executor.KindCost, executor.KindError:
+		case executor.KindDone:
+			if i != len(evs)-1 {
+				t.Fatalf("done at %d of %d: nothing may follow done", i, len(evs))
+			}
+		default:
+			t.Fatalf("event %d has unknown kind %q", i, ev.Kind)
+		}
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != executor.KindDone {
+		t.Fatalf("stream ended with %q, not done", last.Kind)
+	}
+	return last
+}
+
+var knownIDs = map[executor.ID]bool{
+	executor.ClaudeCode: true, executor.Codex: true, executor.Hermes: true,
+	executor.Native: true, executor.OpenClaw: true, executor.Mock: true,
+}
+
+// RunContract runs the suite.
+func RunContract(t *testing.T, h Harness) {
+	t.Run("identity", func(t *testing.T) {
+		a := h.New(t)
+		if !knownIDs[a.ID()] || a.ID() != h.New(t).ID() {
+			t.Fatalf("id %q is not a stable known runtime id", a.ID())
+		}
+		if a.Name() == "" {
+			t.Fatal("empty display name")
+		}
+	})
+	t.Run("capabilities", func(t *testing.T) {
+		c := h.New(t).Capabilities()
+		switch c.RuntimeClass {
+		case executor.WrappedOneShot, executor.ConnectedSubstrate, executor.NativeClass, executor.EphemeralTestDouble:
+		default:
+			t.Fatalf("runtime class %q", c.RuntimeClass)
+		}
+		if c.Models == nil {
+			t.Fatal("models must be a list, not nil")
+		}
+		if c.ContextWindow < 0 {
+			t.Fatal("negative context window")
+		}
+	})
+	t.Run("health is bounded", func(t *testing.T) {
+		start := time.Now()
+		executor.ProbeHealth(context.Background(), h.New(t))
+		if el := time.Since(start); el > executor.HealthTimeout+500*time.Millisecond {
+			t.Fatalf("health took %v", el)
+		}
+	})
+	t.Run("run id is the host's", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
+		defer cancel()
+		run, id := h.Start(t, ctx, "success")
+		if run.ID() != id {
+			t.Fatalf("run id %q, want %q", run.ID(), id)
+		}
+		Collect(t, ctx, run)
+	})
+	t.Run("success ends in one done", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
+		defer cancel()
+		run, id := h.Start(t, ctx, "success")
+		done := CheckStream(t, id, Collect(t, ctx, run))
+		if done.Reason != executor.DoneSuccess {
+			t.Fatalf("done reason %q: %s", done.Reason, done.Summary)
+		}
+	})
+	t.Run("slow consumer loses nothing", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
+		defer cancel()
+		run, id := h.Start(t, ctx, "success")
+		var evs []executor.Event
+		for ev := range run.Events() {
+			time.Sleep(2 * time.Millisecond)
+			evs = append(evs, ev)
+		}
+		CheckStream(t, id, evs)
+	})
+	t.Run("abort ends in done aborted", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
+		defer cancel()
+		run, id := h.Start(t, ctx, "hold")
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			_ = run.Abort(ctx)
+		}()
+		done := CheckStream(t, id, Collect(t, ctx, run))
+		if done.Reason != executor.DoneAborted {
+			t.Fatalf("done reason %q after abort", done.Reason)
+		}
+		// Abort after the end is harmless.
+		_ = run.Abort(ctx)
+	})
+	t.Run("optional abilities answer honestly", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
+		defer cancel()
+		a := h.New(t)
+		caps := a.Capabilities()
+		run, _ := h.Start(t, ctx, "hold")
+		if err := run.SetModel(ctx, "some-model"); !caps.ModelChange && err != nil && !errors.Is(err, executor.ErrUnsupported) {
+			t.Fatalf("set model: %v", err)
+		}
+		if err := run.WriteContext(ctx, "note", "value"); err != nil && !errors.Is(err, executor.ErrUnsupported) {
+			t.Fatalf("write context: %v", err)
+		}
+		res, err := run.Steer(ctx, executor.Steer{Text: "hi", Mode: executor.SteerNext})
+		if !caps.Steering && err == nil && res != executor.SteerRejected {
+			t.Fatalf("steer on a runtime without steering: %q", res)
+		}
+		_ = run.Abort(ctx)
+		Collect(t, ctx, run)
+	})
+}

@@ -1,0 +1,104 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Default port range of the local server.
+const (
+	FirstPort = 18790
+	LastPort  = 18809
+)
+
+// Listen binds the local server. With an explicit addr it binds exactly that
+// (a non-loopback address is refused: nothing listens beyond this machine
+// unless a later version adds a token for it). Without one it takes the
+// first free port of 127.0.0.1:18790..18809 and records the port in
+// <home>/api-port.txt for other tools.
+func (b *Backend) Listen(addr string) (net.Listener, error) {
+	if addr != "" {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("--addr %q: %w", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, fmt.Errorf("--addr %q: only loopback addresses are allowed", addr)
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		return ln, b.writePort(ln)
+	}
+	var errs []error
+	for p := FirstPort; p <= LastPort; p++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err == nil {
+			return ln, b.writePort(ln)
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("no free port in %d-%d: %w", FirstPort, LastPort, errors.Join(errs...))
+}
+
+func (b *Backend) writePort(ln net.Listener) error {
+	port := ln.Addr().(*net.TCPAddr).Port
+	tmp := b.Config.PortFile() + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(port)+"\n"), 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("write port file: %w", err)
+	}
+	if err := os.Rename(tmp, b.Config.PortFile()); err != nil {
+		ln.Close()
+		return fmt.Errorf("write port file: %w", err)
+	}
+	return nil
+}
+
+// Server is the HTTP server for the handler, with timeouts that suit long
+// event streams (no write timeout) but cut slow or idle clients.
+func (b *Backend) Server() *http.Server {
+	return &http.Server{
+		Handler:           b.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// Serve serves on ln until ctx ends, then shuts down in order: live runs are
+// aborted (so callers waiting on them get their result), event streams are
+// ended, in-flight requests finish (bounded by grace), and the database is
+// closed last.
+func (b *Backend) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := b.Server()
+	base, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	srv.BaseContext = func(net.Listener) context.Context { return base }
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case serveErr = <-errc:
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	runsErr := b.Supervisor.Close(sctx)
+	endStreams()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, runsErr, b.Store.Close())
+}

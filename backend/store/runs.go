@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Run statuses in the runs ledger.
+const (
+	RunStarting  = "starting"
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+	RunAborted   = "aborted"
+	RunTimedOut  = "timed_out"
+)
+
+// Run is one row of the runs ledger, shaped as the API returns it. Times are
+// Unix milliseconds.
+type Run struct {
+	ID           string   `json:"id"`
+	RuntimeID    string   `json:"runtimeId"`
+	AgentID      *string  `json:"agentId"`
+	Title        string   `json:"title"`
+	Status       string   `json:"status"`
+	DoneReason   *string  `json:"doneReason"`
+	Summary      string   `json:"summary"`
+	Error        string   `json:"error"`
+	CostUSD      *float64 `json:"costUsd"`
+	CostKind     *string  `json:"costKind"`
+	InputTokens  int64    `json:"inputTokens"`
+	OutputTokens int64    `json:"outputTokens"`
+	LastSeq      int64    `json:"lastSeq"`
+	CreatedAt    int64    `json:"createdAt"`
+	StartedAt    *int64   `json:"startedAt"`
+	EndedAt      *int64   `json:"endedAt"`
+}
+
+// Live reports whether the run has not reached a terminal status.
+func (r Run) Live() bool { return r.Status == RunStarting || r.Status == RunRunning }
+
+// RunFinish is the terminal update of a run.
+type RunFinish struct {
+	ID           string
+	Status       string
+	DoneReason   string
+	Summary      string
+	Error        string
+	CostUSD      *float64
+	CostKind     string
+	InputTokens  int64
+	OutputTokens int64
+	LastSeq      int64
+	EndedAt      int64
+}
+
+// EventRow is one persisted run event: its sequence number, kind and the
+// event's JSON encoding.
+type EventRow struct {
+	Seq  int64
+	Kind string
+	Data []byte
+}
+
+const runColumns = `id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
+	input_tokens, output_tokens, last_seq, created_at, started_at, ended_at`
+
+func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
+		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt)
+	return r, err
+}
+
+// GetRun returns one run, or ErrNotFound.
+func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
+	r, err := scanRun(s.r.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, ErrNotFound
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("get run: %w", err)
+	}
+	return r, nil
+}
+
+// ListRuns returns up to limit runs, newest first, strictly older than the
+// run id before (all runs when before is empty). Run ids sort by creation
+// time, so the id is the cursor.
+func (s *Store) ListRuns(ctx context.Context, before string, limit int) ([]Run, error) {
+	q := `SELECT ` + runColumns + ` FROM runs`
+	args := []any{}
+	if before != "" {
+		q += ` WHERE id < ?`
+		args = append(args, before)
+	}
+	q += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limit)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// LiveRuns returns runs still marked starting or running.
+func (s *Store) LiveRuns(ctx context.Context) ([]Run, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE status IN ('starting','running') ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("live runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("live runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ListEvents returns up to limit events of a run with seq greater than after,
+// in order.
+func (s *Store) ListEvents(ctx context.Context, runID string, after int64, limit int) ([]EventRow, error) {
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT seq, kind, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	defer rows.Close()
+	var out []EventRow
+	for rows.Next() {
+		var e EventRow
+		var data string
+		if err := rows.Scan(&e.Seq, &e.Kind, &data); err != nil {
+			return nil, fmt.Errorf("list events: %w", err)
+		}
+		e.Data = []byte(data)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// AgentExists reports whether an agent row exists.
+func (s *Store) AgentExists(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = ?`, id).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("agent exists: %w", err)
+	}
+	return n > 0, nil
+}
+
+// InsertAgent adds an agent row. Later issues grow the agent model; this is
+// the minimum the runs ledger refers to.
+func (s *Store) InsertAgent(ctx context.Context, id, name, runtime string, now int64) error {
+	_, err := s.w.ExecContext(ctx,
+		`INSERT INTO agents(id, name, runtime, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`, id, name, runtime, now, now)
+	if err != nil {
+		return fmt.Errorf("insert agent: %w", err)
+	}
+	return nil
+}
+
+// MaxEventSeq is the highest stored seq of a run (0 when it has none).
+func (s *Store) MaxEventSeq(ctx context.Context, runID string) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?`, runID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("max event seq: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,378 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// Messages the host writes when it ends a run itself.
+const (
+	msgNoResult  = "runtime ended without a result"
+	msgNotSaved  = "run events could not be saved"
+	msgAbandoned = "runtime did not stop after abort; abandoned"
+)
+
+// liveRun is the host's state for one run in this process.
+type liveRun struct {
+	s       *Supervisor
+	id      string
+	adapter executor.Adapter
+	params  StartParams
+	em      *executor.Emitter
+
+	abortReq   chan struct{}
+	abortOnce  sync.Once
+	abandon    chan struct{}
+	abandonMu  sync.Once
+	persistErr atomic.Pointer[error]
+	persistCh  chan struct{}
+	persistMu  sync.Once
+
+	mu   sync.Mutex
+	view store.Run // the ledger row as the host knows it
+
+	finished chan struct{}
+	final    store.Run
+}
+
+func newLiveRun(s *Supervisor, id string, a executor.Adapter, p StartParams, now int64) *liveRun {
+	l := &liveRun{
+		s: s, id: id, adapter: a, params: p,
+		em:        executor.NewEmitter(executor.RunID(id), 0),
+		abortReq:  make(chan struct{}),
+		abandon:   make(chan struct{}),
+		persistCh: make(chan struct{}),
+		finished:  make(chan struct{}),
+	}
+	l.view = store.Run{ID: id, RuntimeID: string(p.RuntimeID), Title: title(p.Message), Status: store.RunStarting, CreatedAt: now}
+	if p.AgentID != "" {
+		agent := p.AgentID
+		l.view.AgentID = &agent
+	}
+	return l
+}
+
+func (l *liveRun) snapshot() store.Run {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.view
+}
+
+func (l *liveRun) requestAbort() { l.abortOnce.Do(func() { close(l.abortReq) }) }
+func (l *liveRun) abandonNow()   { l.abandonMu.Do(func() { close(l.abandon) }) }
+
+func (l *liveRun) persistFailed(err error) {
+	l.persistErr.CompareAndSwap(nil, &err)
+	l.persistMu.Do(func() { close(l.persistCh) })
+}
+
+// outcome accumulates what the events said, for the ledger row.
+type outcome struct {
+	lastSeq   int64
+	done      *executor.Event
+	fatalMsg  string
+	cost      float64
+	costSeen  bool
+	local     bool
+	usage     executor.Usage
+	timedOut  bool
+	abandoned bool
+	hostError string
+}
+
+func (o *outcome) observe(ev executor.Event) {
+	o.lastSeq = ev.Seq
+	switch ev.Kind {
+	case executor.KindCost:
+		if ev.CostUSD != nil {
+			o.cost += *ev.CostUSD
+			o.costSeen = true
+			o.local = o.local || ev.Local
+		}
+		if ev.Usage != nil {
+			o.usage.InputTokens += ev.Usage.InputTokens
+			o.usage.OutputTokens += ev.Usage.OutputTokens
+		}
+	case executor.KindError:
+		if ev.Fatal {
+			o.fatalMsg = ev.Message
+		}
+	case executor.KindDone:
+		d := ev
+		o.done = &d
+	}
+}
+
+// drive runs one run from launch to its saved result.
+func (l *liveRun) drive() {
+	s := l.s
+	defer s.wg.Done()
+	defer s.forget(l.id)
+	var o outcome
+	defer func() {
+		// A bug in the host loop itself must still leave a terminal record.
+		if p := recover(); p != nil {
+			s.opts.Log.Error("run host panicked", "run", l.id, "panic", fmt.Sprint(p))
+			l.em.Abandon()
+			o.hostError = fmt.Sprintf("host error: %v", p)
+			l.finish(&o)
+		}
+	}()
+
+	ctx := s.root
+	req := executor.StartRequest{
+		RunID: executor.RunID(l.id), AgentID: l.params.AgentID, Message: l.params.Message,
+		Context: l.params.Context, Emitter: l.em,
+	}
+	run, err := safeStart(ctx, l.adapter, req)
+	if err != nil {
+		l.em.Abandon()
+		o.hostError = "start: " + err.Error()
+		l.finish(&o)
+		return
+	}
+	started := s.opts.Now().UnixMilli()
+	l.mu.Lock()
+	l.view.Status = store.RunRunning
+	l.view.StartedAt = &started
+	l.mu.Unlock()
+	s.journal.submit(op{kind: opRunning, runID: l.id, at: started})
+	s.Updates.PublishMust(l.snapshot())
+
+	events, err := safeEvents(run)
+	if err != nil {
+		l.em.Abandon()
+		o.hostError = err.Error()
+		l.finish(&o)
+		return
+	}
+	l.consume(run, events, &o)
+	l.finish(&o)
+}
+
+// consume reads events until done, a closed stream, or abandonment.
+func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *outcome) {
+	s := l.s
+	idle := time.NewTimer(s.opts.IdleTimeout)
+	defer idle.Stop()
+	var grace <-chan time.Time
+	stopping := false
+	stop := func(reason string) {
+		if stopping {
+			return
+		}
+		stopping = true
+		s.opts.Log.Info("stopping run", "run", l.id, "reason", reason)
+		safeAbort(run)
+		t := time.NewTimer(s.opts.AbortGrace)
+		grace = t.C
+	}
+	abortReq, persistCh := l.abortReq, l.persistCh
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				if o.hostError == "" && o.fatalMsg == "" {
+					o.hostError = msgNoResult
+				} else if o.hostError == "" {
+					o.hostError = msgNoResult + ": " + o.fatalMsg
+				}
+				return
+			}
+			if !idle.Stop() {
+				select {
+				case <-idle.C:
+				default:
+				}
+			}
+			idle.Reset(s.opts.IdleTimeout)
+			o.observe(ev)
+			l.record(ev)
+			if ev.Kind == executor.KindDone {
+				return
+			}
+		case <-idle.C:
+			o.timedOut = true
+			stop("idle timeout")
+		case <-abortReq:
+			abortReq = nil
+			stop("abort requested")
+		case <-persistCh:
+			persistCh = nil
+			if o.hostError == "" {
+				o.hostError = fmt.Sprintf("%s: %v", msgNotSaved, *l.persistErr.Load())
+			}
+			stop("events not saved")
+		case <-grace:
+			o.abandoned = true
+			l.drainAbandoned(events, o)
+			return
+		case <-l.abandon:
+			o.abandoned = true
+			l.drainAbandoned(events, o)
+			return
+		}
+	}
+}
+
+// drainAbandoned keeps what the adapter already sent, then stops reading.
+func (l *liveRun) drainAbandoned(events <-chan executor.Event, o *outcome) {
+	l.em.Abandon()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok || ev.Kind == executor.KindDone {
+				if ok {
+					o.observe(ev)
+					l.record(ev)
+				}
+				return
+			}
+			o.observe(ev)
+			l.record(ev)
+		default:
+			return
+		}
+	}
+}
+
+// record queues one event for the ledger.
+func (l *liveRun) record(ev executor.Event) {
+	data, err := json.Marshal(ev)
+	if err != nil { // cannot happen for Event; keep the seq honest anyway
+		data = []byte(fmt.Sprintf(`{"runId":%q,"seq":%d,"kind":"error","message":"unencodable event"}`, l.id, ev.Seq))
+	}
+	l.s.journal.submit(op{kind: opEvent, runID: l.id, seq: ev.Seq, ekind: string(ev.Kind), data: data, onFail: l.persistFailed})
+}
+
+// finish writes the run's terminal state, synthesizing the done event when
+// the adapter did not deliver one, and releases waiters.
+func (l *liveRun) finish(o *outcome) {
+	s := l.s
+	now := s.opts.Now()
+	f := store.RunFinish{ID: l.id, EndedAt: now.UnixMilli(), InputTokens: o.usage.InputTokens, OutputTokens: o.usage.OutputTokens}
+	if o.costSeen {
+		c := o.cost
+		f.CostUSD = &c
+		f.CostKind = "reported"
+		if o.local {
+			f.CostKind = "local"
+		}
+	}
+	if o.done != nil {
+		// The adapter reported its own end.
+		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
+		switch o.done.Reason {
+		case executor.DoneSuccess, executor.DoneMaxTurns:
+			f.Status = store.RunSucceeded
+		case executor.DoneAborted:
+			f.Status = store.RunAborted
+		default:
+			f.Status = store.RunFailed
+			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "run failed")
+		}
+		if o.hostError != "" {
+			f.Status, f.Error = store.RunFailed, o.hostError
+		}
+	} else {
+		// The host ends the run and writes the done event itself.
+		reason, status := executor.DoneError, store.RunFailed
+		msg := firstNonEmpty(o.hostError, o.fatalMsg, msgNoResult)
+		if o.abandoned && o.hostError == "" {
+			reason, status, msg = executor.DoneAborted, store.RunAborted, msgAbandoned
+		}
+		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
+		l.synthesize(o, executor.Done(reason, msg))
+	}
+	if o.timedOut {
+		f.Status = store.RunTimedOut
+		f.Error = fmt.Sprintf("idle timeout: no events for %s", s.opts.IdleTimeout)
+		if f.DoneReason == "" || f.DoneReason == string(executor.DoneSuccess) {
+			f.DoneReason = string(executor.DoneAborted)
+		}
+	}
+	f.LastSeq = o.lastSeq
+	if err := s.journal.call(context.Background(), op{kind: opFinish, runID: l.id, finish: f}); err != nil {
+		s.opts.Log.Error("run result not saved", "run", l.id, "err", err)
+	}
+	l.mu.Lock()
+	v := &l.view
+	v.Status, v.Summary, v.Error, v.CostUSD, v.LastSeq = f.Status, f.Summary, f.Error, f.CostUSD, f.LastSeq
+	v.InputTokens, v.OutputTokens = f.InputTokens, f.OutputTokens
+	dr := f.DoneReason
+	v.DoneReason = &dr
+	if f.CostKind != "" {
+		ck := f.CostKind
+		v.CostKind = &ck
+	}
+	ended := f.EndedAt
+	v.EndedAt = &ended
+	l.final = *v
+	l.mu.Unlock()
+	s.Updates.PublishMust(l.final)
+	close(l.finished)
+}
+
+// synthesize appends a host-made event after the last one the adapter sent.
+func (l *liveRun) synthesize(o *outcome, ev executor.Event) {
+	ev.RunID = executor.RunID(l.id)
+	ev.Seq = o.lastSeq + 1
+	ev.TS = l.s.opts.Now().UnixMilli()
+	o.observe(ev)
+	l.record(ev)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// safeStart calls Start, turning a panic into an error.
+func safeStart(ctx context.Context, a executor.Adapter, req executor.StartRequest) (run executor.Run, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			run, err = nil, fmt.Errorf("runtime crashed while starting: %v", p)
+		}
+	}()
+	run, err = a.Start(ctx, req)
+	if err == nil && run == nil {
+		err = fmt.Errorf("runtime returned no run")
+	}
+	return run, err
+}
+
+// safeEvents calls Events, turning a panic into an error.
+func safeEvents(run executor.Run) (ch <-chan executor.Event, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ch, err = nil, fmt.Errorf("runtime crashed: %v", p)
+		}
+	}()
+	ch = run.Events()
+	if ch == nil {
+		return nil, fmt.Errorf("runtime returned no event stream")
+	}
+	return ch, nil
+}
+
+// safeAbort calls Abort with a bound, ignoring panics: the grace timer
+// decides what happens next.
+func safeAbort(run executor.Run) {
+	go func() {
+		defer func() { _ = recover() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = run.Abort(ctx)
+	}()
+}

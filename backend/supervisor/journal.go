@@ -1,0 +1,202 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/clawboo/desktop/backend/store"
+)
+
+type opKind int
+
+const (
+	opCreate opKind = iota
+	opRunning
+	opEvent
+	opFinish
+)
+
+// op is one ledger write. reply, when set, receives the commit result.
+type op struct {
+	kind  opKind
+	runID string
+	// create
+	runtimeID string
+	agentID   *string
+	title     string
+	at        int64
+	// event
+	seq   int64
+	ekind string
+	data  []byte
+	// finish
+	finish store.RunFinish
+
+	onFail func(error) // event ops: tell the run its events are not being saved
+	reply  chan error
+}
+
+const (
+	journalQueue = 4096
+	maxBatch     = 4096
+)
+
+// journal is the single goroutine that writes the runs ledger. It groups
+// whatever is queued into one transaction, so a flood of events costs one
+// commit per batch instead of one per event, and concurrent runs share
+// commits. Ops are applied in queue order, so a run's row always precedes
+// its events and its events precede its finish.
+type journal struct {
+	st       *store.Store
+	log      *slog.Logger
+	progress func(runID string) // called after a run's events became durable
+	ops      chan op
+	done     chan struct{}
+	backoff  []time.Duration
+}
+
+func newJournal(st *store.Store, log *slog.Logger, progress func(runID string)) *journal {
+	j := &journal{
+		st: st, log: log, progress: progress,
+		ops:     make(chan op, journalQueue),
+		done:    make(chan struct{}),
+		backoff: []time.Duration{20 * time.Millisecond, 200 * time.Millisecond, time.Second},
+	}
+	go j.loop()
+	return j
+}
+
+// submit queues an op, waiting while the queue is full (back-pressure on the
+// producing run, never a drop).
+func (j *journal) submit(o op) { j.ops <- o }
+
+// call queues an op and waits for its commit.
+func (j *journal) call(ctx context.Context, o op) error {
+	o.reply = make(chan error, 1)
+	j.submit(o)
+	select {
+	case err := <-o.reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// close flushes what is queued and stops the writer. No submit may follow.
+func (j *journal) close() {
+	close(j.ops)
+	<-j.done
+}
+
+func (j *journal) loop() {
+	defer close(j.done)
+	batch := make([]op, 0, maxBatch)
+	for first := range j.ops {
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case o, ok := <-j.ops:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, o)
+			default:
+				break fill
+			}
+		}
+		j.commit(batch)
+	}
+}
+
+// commit writes one batch, retrying transient failures with a short
+// backoff. If the batch still fails it is split and retried in halves, so
+// one bad op (a vanished agent, say) cannot take other runs' events with it.
+// An op that fails on its own is failed loudly: a caller waiting gets the
+// error and a run whose events were lost is told, so it stops with a clear
+// message instead of streaming into the void.
+func (j *journal) commit(batch []op) {
+	err := j.write(batch)
+	for attempt := 0; err != nil && attempt < len(j.backoff); attempt++ {
+		j.log.Warn("run ledger write failed; retrying", "err", err, "attempt", attempt+1)
+		time.Sleep(j.backoff[attempt])
+		err = j.write(batch)
+	}
+	if err == nil {
+		j.settle(batch, nil)
+		return
+	}
+	j.split(batch, err)
+}
+
+func (j *journal) split(batch []op, err error) {
+	if len(batch) == 1 {
+		j.log.Error("run ledger write failed", "err", err, "run", batch[0].runID)
+		j.settle(batch, err)
+		return
+	}
+	mid := len(batch) / 2
+	for _, half := range [][]op{batch[:mid], batch[mid:]} {
+		if herr := j.write(half); herr != nil {
+			j.split(half, herr)
+		} else {
+			j.settle(half, nil)
+		}
+	}
+}
+
+func (j *journal) write(batch []op) error {
+	return j.st.WriteBatch(context.Background(), func(b *store.Batch) error { return apply(b, batch) })
+}
+
+// settle reports a written (or failed) batch to its waiters and wakes the
+// readers of every run whose events are now durable.
+func (j *journal) settle(batch []op, err error) {
+	var runs map[string]struct{}
+	for i := range batch {
+		o := &batch[i]
+		if o.reply != nil {
+			o.reply <- err
+		}
+		if err != nil {
+			if o.onFail != nil {
+				o.onFail(err)
+			}
+			continue
+		}
+		if o.kind == opEvent {
+			if runs == nil {
+				runs = map[string]struct{}{}
+			}
+			runs[o.runID] = struct{}{}
+		}
+	}
+	for id := range runs {
+		j.progress(id)
+	}
+}
+
+func apply(b *store.Batch, batch []op) error {
+	for i := range batch {
+		o := &batch[i]
+		var err error
+		switch o.kind {
+		case opCreate:
+			err = b.InsertRun(o.runID, o.runtimeID, o.agentID, o.title, o.at)
+		case opRunning:
+			err = b.MarkRunning(o.runID, o.at)
+		case opEvent:
+			err = b.AppendEvent(o.runID, o.seq, o.ekind, o.data)
+		case opFinish:
+			err = b.FinishRun(o.finish)
+		default:
+			err = errors.New("unknown journal op")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

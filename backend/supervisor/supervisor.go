@@ -1,0 +1,286 @@
+// Package supervisor hosts runs: it starts a run on an adapter, consumes its
+// events, records them in the runs ledger, publishes them live, and keeps
+// the process safe from adapters that misbehave.
+//
+// Invariants:
+//   - Every run the supervisor starts reaches exactly one terminal status in
+//     the ledger, and its stored event log ends with exactly one done event,
+//     whatever the adapter does: a stream that closes without done fails the
+//     run ("runtime ended without a result"); a panic in Start, Events or an
+//     adapter goroutine fails only that run; a run silent for longer than the
+//     idle timeout is aborted and recorded as timed_out; an adapter that
+//     ignores an abort is abandoned after a grace period.
+//   - A caller going away never stops a run; only Abort or Close does.
+//   - Events are persisted in order through one writer (the journal) and no
+//     event the host read is dropped; readers tail the store, woken by a
+//     lossy progress signal.
+//   - At start-up, runs a previous process left live are marked failed.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
+	"github.com/oklog/ulid/v2"
+)
+
+// Errors callers can match.
+var (
+	ErrUnknownRuntime = errors.New("unknown runtime")
+	ErrUnknownRun     = errors.New("unknown run")
+	ErrRunFinished    = errors.New("run already finished")
+	ErrClosed         = errors.New("supervisor is shutting down")
+)
+
+// Options configure a Supervisor.
+type Options struct {
+	Store    *store.Store
+	Registry *executor.Registry
+	Log      *slog.Logger
+	// IdleTimeout aborts a run silent for this long (default 30 minutes).
+	IdleTimeout time.Duration
+	// AbortGrace is how long an aborted run may take to end before the host
+	// abandons it (default 10 seconds).
+	AbortGrace time.Duration
+	Now        func() time.Time
+}
+
+// Supervisor owns every live run of this process.
+type Supervisor struct {
+	opts    Options
+	journal *journal
+
+	// Updates carries run lifecycle changes (created, running, finished).
+	Updates *bus.Broker[store.Run]
+
+	watchMu  sync.Mutex
+	watchers map[string]map[chan struct{}]struct{}
+
+	root   context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	live   map[string]*liveRun
+	closed bool
+}
+
+// New makes a supervisor and fails any run a previous process left live.
+func New(ctx context.Context, opts Options) (*Supervisor, error) {
+	if opts.Store == nil || opts.Registry == nil {
+		return nil, errors.New("supervisor: store and registry are required")
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 30 * time.Minute
+	}
+	if opts.AbortGrace <= 0 {
+		opts.AbortGrace = 10 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Supervisor{
+		opts:     opts,
+		Updates:  bus.New[store.Run](500 * time.Millisecond),
+		live:     map[string]*liveRun{},
+		watchers: map[string]map[chan struct{}]struct{}{},
+	}
+	s.journal = newJournal(opts.Store, opts.Log, s.notify)
+	s.root, s.cancel = context.WithCancel(context.Background())
+	if err := s.recoverOrphans(ctx); err != nil {
+		s.journal.close()
+		s.cancel()
+		return nil, err
+	}
+	return s, nil
+}
+
+// StartParams describe a run to start.
+type StartParams struct {
+	RuntimeID executor.ID
+	Message   string
+	Context   string
+	AgentID   string
+}
+
+// Handle lets a caller wait for a run it started.
+type Handle struct {
+	ID   string
+	live *liveRun
+}
+
+// Wait blocks until the run has finished and its result is saved, then
+// returns the final ledger row. ctx only bounds the wait, never the run.
+func (h *Handle) Wait(ctx context.Context) (store.Run, error) {
+	select {
+	case <-h.live.finished:
+		return h.live.final, nil
+	case <-ctx.Done():
+		return store.Run{}, ctx.Err()
+	}
+}
+
+// Start records a new run and launches it on its runtime. It returns once
+// the run is in the ledger; the run itself proceeds in the background.
+func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) {
+	a, ok := s.opts.Registry.Get(p.RuntimeID)
+	if !ok {
+		return nil, fmt.Errorf("%w '%s'", ErrUnknownRuntime, p.RuntimeID)
+	}
+	id := ulid.Make().String()
+	now := s.opts.Now().UnixMilli()
+	var agent *string
+	if p.AgentID != "" {
+		agent = &p.AgentID
+	}
+	l := newLiveRun(s, id, a, p, now)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s.live[id] = l
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	err := s.journal.call(context.Background(), op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent, title: title(p.Message), at: now})
+	if err != nil {
+		s.forget(id)
+		s.wg.Done()
+		return nil, fmt.Errorf("record run: %w", err)
+	}
+	s.Updates.PublishMust(l.snapshot())
+	go l.drive()
+	return &Handle{ID: id, live: l}, nil
+}
+
+// Abort asks a live run to stop. It returns ErrUnknownRun or ErrRunFinished
+// when there is nothing to abort.
+func (s *Supervisor) Abort(ctx context.Context, id string) error {
+	s.mu.Lock()
+	l := s.live[id]
+	s.mu.Unlock()
+	if l == nil {
+		if _, err := s.opts.Store.GetRun(ctx, id); errors.Is(err, store.ErrNotFound) {
+			return ErrUnknownRun
+		}
+		return ErrRunFinished
+	}
+	l.requestAbort()
+	return nil
+}
+
+// Live returns a snapshot of a run still in this process, if it is.
+func (s *Supervisor) Live(id string) (store.Run, bool) {
+	s.mu.Lock()
+	l := s.live[id]
+	s.mu.Unlock()
+	if l == nil {
+		return store.Run{}, false
+	}
+	return l.snapshot(), true
+}
+
+// Close aborts every live run, waits for them to end (bounded by ctx, after
+// which they are abandoned), and flushes the ledger.
+func (s *Supervisor) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	runs := make([]*liveRun, 0, len(s.live))
+	for _, l := range s.live {
+		runs = append(runs, l)
+	}
+	s.mu.Unlock()
+
+	s.cancel()
+	for _, l := range runs {
+		l.requestAbort()
+	}
+	waited := make(chan struct{})
+	go func() { s.wg.Wait(); close(waited) }()
+	var err error
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		for _, l := range runs {
+			l.abandonNow()
+		}
+		<-waited
+		err = fmt.Errorf("runs did not stop in time: %w", ctx.Err())
+	}
+	s.journal.close()
+	s.Updates.Close()
+	return err
+}
+
+func (s *Supervisor) forget(id string) {
+	s.mu.Lock()
+	delete(s.live, id)
+	s.mu.Unlock()
+}
+
+// title is the first line of a message, cut to 120 characters, so the
+// ledger never holds a whole prompt.
+func title(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = strings.TrimSpace(msg[:i])
+	}
+	const max = 120
+	if utf8.RuneCountInString(msg) <= max {
+		return msg
+	}
+	r := []rune(msg)
+	return string(r[:max-1]) + "…"
+}
+
+// Watch returns a channel that receives a wake-up whenever more of run id's
+// events are durable. Wake-ups coalesce: one pending wake stands for any
+// number of commits, so a reader re-reads the store after each wake and
+// never misses the last one. Call cancel when done.
+func (s *Supervisor) Watch(id string) (wake <-chan struct{}, cancel func()) {
+	ch := make(chan struct{}, 1)
+	s.watchMu.Lock()
+	set := s.watchers[id]
+	if set == nil {
+		set = map[chan struct{}]struct{}{}
+		s.watchers[id] = set
+	}
+	set[ch] = struct{}{}
+	s.watchMu.Unlock()
+	return ch, func() {
+		s.watchMu.Lock()
+		defer s.watchMu.Unlock()
+		delete(s.watchers[id], ch)
+		if len(s.watchers[id]) == 0 {
+			delete(s.watchers, id)
+		}
+	}
+}
+
+func (s *Supervisor) notify(id string) {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	for ch := range s.watchers[id] {
+		select {
+		case ch <- struct{}{}:
+		default: // a wake is already pending
+		}
+	}
+}

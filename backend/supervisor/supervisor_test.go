@@ -1,0 +1,420 @@
+package supervisor
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/adapters/mock"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fake is an adapter whose behaviour each test chooses.
+type fake struct {
+	start  func(ctx context.Context, req executor.StartRequest) (executor.Run, error)
+	events func(r *fakeRun) <-chan executor.Event
+	abort  func(r *fakeRun)
+}
+
+func (f *fake) ID() executor.ID                        { return executor.ClaudeCode }
+func (f *fake) Name() string                           { return "fake" }
+func (f *fake) Capabilities() executor.Capabilities    { return executor.Capabilities{Models: []string{}} }
+func (f *fake) Health(context.Context) executor.Health { return executor.Health{OK: true} }
+func (f *fake) Start(ctx context.Context, req executor.StartRequest) (executor.Run, error) {
+	if f.start != nil {
+		return f.start(ctx, req)
+	}
+	return &fakeRun{f: f, em: req.Emitter}, nil
+}
+
+type fakeRun struct {
+	f  *fake
+	em *executor.Emitter
+}
+
+func (r *fakeRun) ID() executor.RunID { return r.em.RunID() }
+func (r *fakeRun) Events() <-chan executor.Event {
+	if r.f.events != nil {
+		return r.f.events(r)
+	}
+	return r.em.Events()
+}
+func (r *fakeRun) Abort(context.Context) error {
+	if r.f.abort != nil {
+		r.f.abort(r)
+	}
+	return nil
+}
+func (r *fakeRun) SetModel(context.Context, string) error             { return nil }
+func (r *fakeRun) WriteContext(context.Context, string, string) error { return nil }
+func (r *fakeRun) Steer(context.Context, executor.Steer) (executor.SteerResult, error) {
+	return executor.SteerRejected, nil
+}
+
+type env struct {
+	st  *store.Store
+	sup *Supervisor
+}
+
+func setup(t *testing.T, opts Options, adapters ...executor.Adapter) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "clawboo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := executor.NewRegistry()
+	for _, a := range append([]executor.Adapter{mock.New()}, adapters...) {
+		if err := reg.Register(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts.Store, opts.Registry = st, reg
+	sup, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := sup.Close(sctx); err != nil {
+			t.Error(err)
+		}
+		st.Close()
+	})
+	return &env{st: st, sup: sup}
+}
+
+func (e *env) run(t *testing.T, rt executor.ID, msg string) store.Run {
+	t.Helper()
+	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: rt, Message: msg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// storedEvents reads a run's whole stored log and checks it ends in one done.
+func (e *env) storedEvents(t *testing.T, id string) []executor.Event {
+	t.Helper()
+	rows, err := e.st.ListEvents(context.Background(), id, 0, 1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []executor.Event
+	for i, r := range rows {
+		var ev executor.Event
+		if err := json.Unmarshal(r.Data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Seq != int64(i+1) || r.Seq != ev.Seq || string(ev.Kind) != r.Kind {
+			t.Fatalf("stored event %d malformed: %+v", i, r)
+		}
+		if ev.Kind == executor.KindDone && i != len(rows)-1 {
+			t.Fatal("done is not last")
+		}
+		out = append(out, ev)
+	}
+	if len(out) == 0 || out[len(out)-1].Kind != executor.KindDone {
+		t.Fatalf("stored log does not end with done: %+v", out)
+	}
+	return out
+}
+
+func (e *env) ledger(t *testing.T, id string) store.Run {
+	t.Helper()
+	r, err := e.st.GetRun(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestSuccessfulRunIsRecorded(t *testing.T) {
+	e := setup(t, Options{})
+	r := e.run(t, executor.Mock, "!ok hello\n!loop 2")
+	if r.Status != store.RunSucceeded || *r.DoneReason != "success" || r.Summary != "hello" {
+		t.Fatalf("%+v", r)
+	}
+	got := e.ledger(t, r.ID)
+	if got.Status != store.RunSucceeded || got.LastSeq != 7 || got.StartedAt == nil || got.EndedAt == nil || got.Title != "!ok hello" {
+		t.Fatalf("ledger %+v", got)
+	}
+	evs := e.storedEvents(t, r.ID)
+	if len(evs) != 7 || evs[1].Text != "hello" {
+		t.Fatalf("%+v", evs)
+	}
+}
+
+func TestStreamClosedWithoutDoneFails(t *testing.T) {
+	e := setup(t, Options{})
+	r := e.run(t, executor.Mock, "!ok partial\n!error backend exploded")
+	if r.Status != store.RunFailed || *r.DoneReason != "error" || !strings.HasPrefix(r.Error, msgNoResult) || !strings.Contains(r.Error, "backend exploded") {
+		t.Fatalf("%+v", r)
+	}
+	evs := e.storedEvents(t, r.ID)
+	if last := evs[len(evs)-1]; last.Reason != executor.DoneError || len(evs) != 4 {
+		t.Fatalf("%+v", evs)
+	}
+	// A stream closed with no error at all says so plainly.
+	e2 := setup(t, Options{}, &fake{start: func(ctx context.Context, req executor.StartRequest) (executor.Run, error) {
+		req.Emitter.Close()
+		return &fakeRun{f: &fake{}, em: req.Emitter}, nil
+	}})
+	r = e2.run(t, executor.ClaudeCode, "x")
+	if r.Status != store.RunFailed || r.Error != msgNoResult {
+		t.Fatalf("%+v", r)
+	}
+	e2.storedEvents(t, r.ID)
+}
+
+func TestAdapterGoroutinePanicFailsOnlyThatRun(t *testing.T) {
+	e := setup(t, Options{})
+	var wg sync.WaitGroup
+	results := make([]store.Run, 6)
+	for i := range results {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			msg := "!ok fine\n!silent 50"
+			if i%2 == 0 {
+				msg = "!ok doomed\n!crash"
+			}
+			results[i] = e.run(t, executor.Mock, msg)
+		}(i)
+	}
+	wg.Wait()
+	for i, r := range results {
+		if i%2 == 0 {
+			if r.Status != store.RunFailed || !strings.Contains(r.Error, "runtime crashed") {
+				t.Fatalf("crashed run %d: %+v", i, r)
+			}
+		} else if r.Status != store.RunSucceeded {
+			t.Fatalf("healthy run %d hurt by a neighbour's crash: %+v", i, r)
+		}
+		e.storedEvents(t, r.ID)
+	}
+}
+
+func TestPanicsInStartAndEventsAreContained(t *testing.T) {
+	cases := []struct {
+		name string
+		f    *fake
+		want string
+	}{
+		{"start panics", &fake{start: func(context.Context, executor.StartRequest) (executor.Run, error) {
+			var p *fakeRun
+			return p.f.Start(context.Background(), executor.StartRequest{}) // nil dereference
+		}}, "runtime crashed while starting"},
+		{"start errors", &fake{start: func(context.Context, executor.StartRequest) (executor.Run, error) {
+			return nil, errors.New("binary missing")
+		}}, "start: binary missing"},
+		{"start returns nil run", &fake{start: func(context.Context, executor.StartRequest) (executor.Run, error) {
+			return nil, nil
+		}}, "runtime returned no run"},
+		{"events panics", &fake{events: func(*fakeRun) <-chan executor.Event { panic("no stream for you") }}, "runtime crashed: no stream for you"},
+		{"events nil", &fake{events: func(*fakeRun) <-chan executor.Event { return nil }}, "runtime returned no event stream"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := setup(t, Options{}, tc.f)
+			r := e.run(t, executor.ClaudeCode, "x")
+			if r.Status != store.RunFailed || !strings.Contains(r.Error, tc.want) {
+				t.Fatalf("%+v", r)
+			}
+			e.storedEvents(t, r.ID)
+		})
+	}
+}
+
+func TestIdleTimeoutAbortsAndRecords(t *testing.T) {
+	e := setup(t, Options{IdleTimeout: 80 * time.Millisecond})
+	start := time.Now()
+	r := e.run(t, executor.Mock, "!ok hi\n!silent 600000")
+	if r.Status != store.RunTimedOut || *r.DoneReason != "aborted" || !strings.Contains(r.Error, "idle timeout") {
+		t.Fatalf("%+v", r)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("idle abort took %v", el)
+	}
+	e.storedEvents(t, r.ID)
+	// Activity resets the clock: a run with short gaps is not idle.
+	r = e.run(t, executor.Mock, "!silent 40\n!ok a\n!silent 40\n!ok b\n!silent 40\n!ok c")
+	if r.Status != store.RunSucceeded {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestAdapterIgnoringAbortIsAbandoned(t *testing.T) {
+	deaf := &fake{} // never emits, never honours abort
+	e := setup(t, Options{IdleTimeout: 50 * time.Millisecond, AbortGrace: 50 * time.Millisecond}, deaf)
+	r := e.run(t, executor.ClaudeCode, "x")
+	if r.Status != store.RunTimedOut {
+		t.Fatalf("%+v", r)
+	}
+	evs := e.storedEvents(t, r.ID)
+	if len(evs) != 1 || evs[0].Reason != executor.DoneAborted || evs[0].Summary != msgAbandoned {
+		t.Fatalf("%+v", evs)
+	}
+}
+
+func TestAbort(t *testing.T) {
+	e := setup(t, Options{})
+	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, Message: "!ok before\n!abort"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, ok := e.sup.Live(h.ID); !ok || !live.Live() {
+		t.Fatalf("not live: %+v", live)
+	}
+	if err := e.sup.Abort(context.Background(), h.ID); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := h.Wait(context.Background())
+	if r.Status != store.RunAborted || *r.DoneReason != "aborted" || r.Summary != "before" {
+		t.Fatalf("%+v", r)
+	}
+	if err := e.sup.Abort(context.Background(), h.ID); !errors.Is(err, ErrRunFinished) {
+		t.Fatal(err)
+	}
+	if err := e.sup.Abort(context.Background(), "nope"); !errors.Is(err, ErrUnknownRun) {
+		t.Fatal(err)
+	}
+	if _, err := e.sup.Start(context.Background(), StartParams{RuntimeID: "nope"}); !errors.Is(err, ErrUnknownRuntime) {
+		t.Fatal(err)
+	}
+}
+
+func TestCallerGoingAwayDoesNotStopRun(t *testing.T) {
+	e := setup(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "!silent 100\n!ok survived"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := h.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	r, _ := h.Wait(context.Background())
+	if r.Status != store.RunSucceeded || r.Summary != "survived" {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestCloseAbortsLiveRuns(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	reg := executor.NewRegistry()
+	_ = reg.Register(mock.New())
+	sup, err := New(ctx, Options{Store: st, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := 0; i < 3; i++ {
+		h, err := sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "!abort"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, h.ID)
+	}
+	if err := sup.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		r, err := st.GetRun(ctx, id)
+		if err != nil || r.Status != store.RunAborted {
+			t.Fatalf("%+v %v", r, err)
+		}
+	}
+	if _, err := sup.Start(ctx, StartParams{RuntimeID: executor.Mock}); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+}
+
+func TestOrphanedRunsFailAtStart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.WriteBatch(ctx, func(b *store.Batch) error {
+		if err := b.InsertRun("orphan", "clawboo-mock", nil, "", 1); err != nil {
+			return err
+		}
+		if err := b.MarkRunning("orphan", 2); err != nil {
+			return err
+		}
+		return b.AppendEvent("orphan", 1, "text-delta", []byte(`{"runId":"orphan","seq":1,"kind":"text-delta","text":"x"}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := executor.NewRegistry()
+	sup, err := New(ctx, Options{Store: st, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Close(ctx)
+	e := &env{st: st, sup: sup}
+	r := e.ledger(t, "orphan")
+	if r.Status != store.RunFailed || r.Error != msgOrphaned || r.LastSeq != 2 {
+		t.Fatalf("%+v", r)
+	}
+	if evs := e.storedEvents(t, "orphan"); len(evs) != 2 {
+		t.Fatalf("%+v", evs)
+	}
+	st.Close()
+}
+
+func TestFullDiskFailsRunWithClearError(t *testing.T) {
+	e := setup(t, Options{})
+	// Cap the database at its current size: the next pages cannot be had.
+	var pages int
+	if err := e.st.InTx(context.Background(), func(tx *sql.Tx) error {
+		if err := tx.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`PRAGMA max_page_count = ` + strconv.Itoa(pages+2))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.sup.journal.backoff = []time.Duration{time.Millisecond}
+	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, Message: "!flood 200000"})
+	if err != nil {
+		t.Skipf("database full before the run row: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := h.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != store.RunFailed || !strings.Contains(r.Error, msgNotSaved) || !strings.Contains(r.Error, "full") {
+		t.Fatalf("%+v", r)
+	}
+}

@@ -1,0 +1,132 @@
+// Command clawboo is Clawboo Desktop: `clawboo` opens the desktop window and
+// `clawboo serve` runs the same backend and UI headless for a browser.
+//
+// Only main.go and app/ know about Wails; everything else lives in backend/.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/clawboo/desktop/app"
+	"github.com/clawboo/desktop/backend"
+	"github.com/clawboo/desktop/backend/config"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+//go:embed all:frontend/dist
+var dist embed.FS
+
+const usage = `Clawboo Desktop runs many AI coding agents as one team.
+
+Usage:
+  clawboo                 open the desktop app
+  clawboo serve [flags]   run headless; open the printed URL in a browser
+  clawboo version         print the version
+
+Serve flags:
+  --addr HOST:PORT   listen address (default: 127.0.0.1, first free port of 18790-18809)
+  --home DIR         state folder (default: $CLAWBOO_HOME, else ~/.clawboo)
+
+Environment:
+  CLAWBOO_HOME                  state folder
+  CLAWBOO_ENABLE_MOCK_RUNTIME   set to exactly 1 to offer the clawboo-mock runtime
+  CLAWBOO_RUN_IDLE_TIMEOUT      abort runs silent this long (Go duration or ms; default 30m)
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return desktop(stderr)
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "clawboo", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "clawboo: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}
+
+// ui is the embedded frontend build, or nil when it was not built.
+func ui() fs.FS {
+	sub, err := fs.Sub(dist, "frontend/dist")
+	if err != nil {
+		return nil
+	}
+	if _, err := fs.Stat(sub, "index.html"); err != nil {
+		return nil
+	}
+	return sub
+}
+
+func logger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func serve(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	addr := fl.String("addr", "", "listen address")
+	home := fl.String("home", "", "state folder")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "clawboo serve: unexpected argument %q\n", fl.Arg(0))
+		return 2
+	}
+	log := logger(stderr)
+	cfg, err := config.Load(*home, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	b, err := backend.New(ctx, backend.Options{Config: cfg, UI: ui(), Log: log, Version: version})
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	ln, err := b.Listen(*addr)
+	if err != nil {
+		_ = b.Close(context.Background())
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Clawboo is serving http://%s/ (home %s)\n", ln.Addr(), cfg.Home)
+	if err := b.Serve(ctx, ln, 10*time.Second); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	return 0
+}
+
+func desktop(stderr io.Writer) int {
+	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version})
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "clawboo:", err)
+	return 2
+}
