@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// bin is the headless clawboo built once for these tests: the real binary,
+// driven as a user would.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "clawboo-main-test")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "clawboo")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type server struct {
+	cmd  *exec.Cmd
+	url  string
+	home string
+	errs *strings.Builder
+	done chan error
+}
+
+var servingLine = regexp.MustCompile(`^Clawboo is serving (http://\S+)/ \(home (.+)\)$`)
+
+func startServe(t *testing.T, env []string, args ...string) *server {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(bin, append([]string{"serve", "--home", home}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, _ := cmd.StdoutPipe()
+	errs := &strings.Builder{}
+	cmd.Stderr = errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, home: home, errs: errs, done: make(chan error, 1)}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-s.done
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		s.done <- cmd.Wait()
+	}()
+	select {
+	case l, ok := <-lines:
+		m := servingLine.FindStringSubmatch(l)
+		if !ok || m == nil {
+			t.Fatalf("unexpected first line %q; stderr: %s", l, errs.String())
+		}
+		if m[2] != home {
+			t.Fatalf("home %q, want %q", m[2], home)
+		}
+		s.url = m[1]
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	return s
+}
+
+func (s *server) get(t *testing.T, path string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(s.url + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func (s *server) post(t *testing.T, path, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(s.url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func (s *server) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-s.done:
+		s.done <- nil // let Cleanup's receive return
+		return s.cmd.ProcessState.ExitCode()
+	case <-time.After(20 * time.Second):
+		t.Fatal("process did not exit")
+		return -1
+	}
+}
+
+func TestServeWritesPortFileAndAnswers(t *testing.T) {
+	s := startServe(t, nil, "--addr", "127.0.0.1:0")
+	port, err := os.ReadFile(filepath.Join(s.home, "api-port.txt"))
+	if err != nil || !strings.HasSuffix(s.url, ":"+strings.TrimSpace(string(port))) {
+		t.Fatalf("port file %q vs %s: %v", port, s.url, err)
+	}
+	if code, b := s.get(t, "/api/health"); code != 200 || !strings.Contains(string(b), `"ok":true`) {
+		t.Fatal(code, string(b))
+	}
+	if _, err := os.Stat(filepath.Join(s.home, "clawboo.db")); err != nil {
+		t.Fatal("database not created in home:", err)
+	}
+}
+
+func TestServeTakesNextFreePort(t *testing.T) {
+	// Hold the first port (when free) so serve must move on.
+	if ln, err := net.Listen("tcp", "127.0.0.1:18790"); err == nil {
+		defer ln.Close()
+	}
+	s := startServe(t, nil)
+	var port int
+	fmt.Sscanf(s.url, "http://127.0.0.1:%d", &port)
+	if port <= 18790 || port > 18809 {
+		t.Fatalf("chose %s", s.url)
+	}
+	b, _ := os.ReadFile(filepath.Join(s.home, "api-port.txt"))
+	if strings.TrimSpace(string(b)) != fmt.Sprint(port) {
+		t.Fatalf("port file says %q", b)
+	}
+}
+
+func TestMockOnlyWhenExactlyOne(t *testing.T) {
+	for _, v := range []string{"", "true", "yes", "01", " 1"} {
+		s := startServe(t, []string{"CLAWBOO_ENABLE_MOCK_RUNTIME=" + v}, "--addr", "127.0.0.1:0")
+		_, b := s.get(t, "/api/runtimes")
+		if strings.Contains(string(b), "clawboo-mock") {
+			t.Fatalf("mock offered with %q: %s", v, b)
+		}
+		if code, b := s.post(t, "/api/runtimes/clawboo-mock/run", `{"message":"x"}`); code != 404 {
+			t.Fatalf("%q: %d %s", v, code, b)
+		}
+	}
+	s := startServe(t, []string{"CLAWBOO_ENABLE_MOCK_RUNTIME=1"}, "--addr", "127.0.0.1:0")
+	if code, b := s.post(t, "/api/runtimes/clawboo-mock/run", `{"message":"!ok yes"}`); code != 200 || !strings.Contains(string(b), `"summary":"yes"`) {
+		t.Fatal(code, string(b))
+	}
+}
+
+func TestSignalsShutDownCleanly(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := startServe(t, []string{"CLAWBOO_ENABLE_MOCK_RUNTIME=1"}, "--addr", "127.0.0.1:0")
+			_, b := s.post(t, "/api/runtimes/clawboo-mock/run", `{"message":"!abort","wait":false}`)
+			var started struct{ RunID string }
+			if err := json.Unmarshal(b, &started); err != nil || started.RunID == "" {
+				t.Fatal(string(b))
+			}
+			// A client waiting on a run gets its result during shutdown.
+			waited := make(chan string, 1)
+			go func() {
+				resp, err := http.Post(s.url+"/api/runtimes/clawboo-mock/run", "application/json", strings.NewReader(`{"message":"!abort"}`))
+				if err != nil {
+					waited <- err.Error()
+					return
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				waited <- string(b)
+			}()
+			time.Sleep(200 * time.Millisecond)
+			if err := s.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := s.wait(t); code != 0 {
+				t.Fatalf("exit %d; stderr: %s", code, s.errs.String())
+			}
+			if got := <-waited; !strings.Contains(got, `"status":"aborted"`) {
+				t.Fatalf("waiting caller got %q", got)
+			}
+			st, err := store.Open(context.Background(), filepath.Join(s.home, "clawboo.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			r, err := st.GetRun(context.Background(), started.RunID)
+			if err != nil || r.Status != store.RunAborted {
+				t.Fatalf("run after shutdown: %+v %v", r, err)
+			}
+		})
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"serve", "extra"}, 2, "unexpected argument"},
+		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"serve", "--addr", "0.0.0.0:0", "--home", "HOME"}, 1, "only loopback"},
+		{[]string{"serve", "--addr", "nonsense", "--home", "HOME"}, 1, "--addr"},
+		{[]string{}, 2, "serve"},
+		{[]string{"version"}, 0, "clawboo"},
+		{[]string{"--help"}, 0, "clawboo serve"},
+	}
+	for _, tc := range cases {
+		for i, a := range tc.args {
+			if a == "HOME" {
+				tc.args[i] = t.TempDir()
+			}
+		}
+		out, err := exec.Command(bin, tc.args...).CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != tc.code || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v: exit %d, output %q", tc.args, code, out)
+		}
+	}
+}
