@@ -29,6 +29,11 @@ var version = "dev"
 //go:embed all:frontend/dist
 var dist embed.FS
 
+// appIcon is the window icon; build/ also holds it for packaging.
+//
+//go:embed build/appicon.png
+var appIcon []byte
+
 const usage = `Clawboo Desktop runs many AI coding agents as one team.
 
 Usage:
@@ -123,7 +128,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 }
 
 func desktop(stderr io.Writer) int {
-	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version})
+	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version, Icon: appIcon})
 	if err == nil {
 		return 0
 	}

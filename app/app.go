@@ -23,4 +23,6 @@ type Options struct {
 	Version string
 	// Home overrides the state folder (tests); empty uses the default.
 	Home string
+	// Icon is the window icon (PNG); nil leaves the toolkit default.
+	Icon []byte
 }

@@ -1,0 +1,161 @@
+//go:build desktop
+
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/clawboo/desktop/backend"
+	"github.com/clawboo/desktop/backend/config"
+)
+
+// ReadyMarker is printed to stderr each time the page has loaded, so a test
+// or a script can wait for the window instead of guessing with sleeps.
+const ReadyMarker = "clawboo: page ready"
+
+// shutdownGrace bounds how long quitting waits for live runs to abort and
+// requests to finish before it closes the database anyway.
+const shutdownGrace = 10 * time.Second
+
+// Run opens the desktop window on the same backend `clawboo serve` runs, and
+// returns when the window closes or the process gets SIGINT/SIGTERM, after
+// shutting everything down. It fails fast, before touching GTK, when there
+// is no display.
+func Run(opts Options) error {
+	if err := checkDisplay(os.Getenv); err != nil {
+		return err
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg, err := config.Load(opts.Home, os.Getenv)
+	if err != nil {
+		return err
+	}
+	b, err := backend.New(context.Background(), backend.Options{
+		Config: cfg, UI: opts.UI, Log: log, Version: opts.Version,
+	})
+	if err != nil {
+		return err
+	}
+	sh := &shell{log: log, started: make(chan struct{}), ready: make(chan struct{}), finished: make(chan struct{})}
+	srv, err := startServer(b, withE2E(b.Handler(), sh))
+	if err != nil {
+		return errors.Join(err, b.Close(context.Background()))
+	}
+	log.Info("Clawboo is serving", "url", srv.url, "home", cfg.Home)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go sh.quitOnSignal(sigs)
+
+	runErr := wails.Run(sh.options(opts, inProcess(srv.handler, srv.base)))
+	signal.Stop(sigs)
+	close(sh.finished)
+	if runErr != nil {
+		runErr = fmt.Errorf("desktop window: %w", runErr)
+	}
+	return errors.Join(runErr, srv.shutdown(shutdownGrace))
+}
+
+// shell holds what the Wails callbacks share: the Wails context, which every
+// runtime call needs and which exists only from OnStartup on.
+type shell struct {
+	log       *slog.Logger
+	ctx       context.Context // set once, before started is closed
+	started   chan struct{}   // closed by OnStartup
+	ready     chan struct{}   // closed after the first page load
+	readyOnce sync.Once
+	finished  chan struct{} // closed when wails.Run has returned
+}
+
+func (s *shell) options(opts Options, handler http.Handler) *options.App {
+	return &options.App{
+		Title:     "Clawboo",
+		Width:     1280,
+		Height:    800,
+		MinWidth:  720,
+		MinHeight: 480,
+		// The page, not the bindings, is the app: it talks HTTP to /api
+		// through the asset server, exactly as it does in a browser.
+		AssetServer: &assetserver.Options{Handler: handler},
+		Linux: &linux.Options{
+			Icon:        opts.Icon,
+			ProgramName: "clawboo",
+			// Wails picks Never when Linux is nil (wails#2977: blank
+			// windows on some GPUs); a non-nil Linux would default to
+			// Always, so keep Never explicitly.
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+		},
+		Logger:     wailsLogger{s.log.With("part", "wails")},
+		OnStartup:  s.startup,
+		OnDomReady: s.domReady,
+	}
+}
+
+func (s *shell) startup(ctx context.Context) {
+	s.ctx = ctx
+	close(s.started)
+}
+
+// domReady runs after every page load: WebKit's JavaScriptCore has by then
+// installed signal handlers without SA_ONSTACK, which turn any nil
+// dereference in any goroutine into a fatal crash; fixSignals restores the
+// flag (platform.md §4.2).
+func (s *shell) domReady(context.Context) {
+	fixSignals()
+	s.readyOnce.Do(func() { close(s.ready) })
+	fmt.Fprintln(os.Stderr, ReadyMarker)
+}
+
+// quitOnSignal turns SIGINT/SIGTERM into a clean quit, the same path as
+// closing the window; a second signal exits at once, for a shutdown that
+// hangs.
+//
+// A quit is only acted on once the first page has loaded: runtime.Quit
+// before GTK's main loop runs is silently lost (gtk_main_quit has no loop to
+// stop), so an early signal is remembered rather than dropped. Wails v2.9.2
+// also calls the same Quit on these signals from inside wails.Run; quitting
+// twice is harmless (g_main_loop_quit is idempotent and thread-safe), and
+// our handler is the one that covers the start-up window and the second
+// signal.
+func (s *shell) quitOnSignal(sigs <-chan os.Signal) {
+	select {
+	case sig := <-sigs:
+		s.log.Info("quitting", "signal", sig.String())
+	case <-s.finished:
+		return
+	}
+	select {
+	case <-s.ready:
+		<-s.started // OnStartup runs before the page loads; s.ctx is set
+		runtime.Quit(s.ctx)
+	case sig := <-sigs:
+		s.log.Error("second signal before the window was up; exiting", "signal", sig.String())
+		os.Exit(1)
+	case <-s.finished:
+		return
+	}
+	select {
+	case sig := <-sigs:
+		s.log.Error("second signal; exiting without a clean shutdown", "signal", sig.String())
+		os.Exit(1)
+	case <-s.finished:
+	}
+}
