@@ -24,13 +24,16 @@ import (
 //	     error's stack when the expression threw or rejected)
 //	  -> 504 when the page did not report back in time
 //	POST /__e2e/report?id=N         the page's answer (called by the page)
+//	POST /__e2e/nilderef            dereferences nil in the handler: the app
+//	  must survive it (net/http recovers the panic) once fixSignals has run
 //
 // The expression runs in the window through runtime.WindowExecJS and the
 // page answers with a relative fetch, i.e. through the same transport as
 // the app's own API calls, with no Wails bindings involved.
 const (
-	e2eEval   = "/__e2e/eval"
-	e2eReport = "/__e2e/report"
+	e2eEval     = "/__e2e/eval"
+	e2eReport   = "/__e2e/report"
+	e2eNilDeref = "/__e2e/nilderef"
 )
 
 type e2eResult struct {
@@ -54,6 +57,11 @@ func withE2E(h http.Handler, s *shell) http.Handler {
 			e.eval(w, r)
 		case r.URL.Path == e2eReport && r.Method == http.MethodPost:
 			e.report(w, r)
+		case r.URL.Path == e2eNilDeref && r.Method == http.MethodPost:
+			// A real SIGSEGV, not panic(): only a signal shows whether
+			// WebKit's handlers carry SA_ONSTACK (platform.md §4.2).
+			w.WriteHeader(http.StatusOK)
+			_, _ = fmt.Fprint(w, nilResult().Value)
 		default:
 			h.ServeHTTP(w, r)
 		}
@@ -131,3 +139,9 @@ func (e *evaluator) report(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// nilResult hides the nil from the compiler so the dereference happens at
+// run time.
+//
+//go:noinline
+func nilResult() *e2eResult { return nil }
