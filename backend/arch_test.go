@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"backend/executor":              {},
 	"backend/executor/executortest": {"executor"},
 	"backend/llm":                   {},
+	"backend/perf":                  {},
 	"backend/vault":                 {"config"},
 	"backend/mcp":                   {"store"},
 	"backend/worktree":              {"proc"},

@@ -31,7 +31,11 @@ type fixture struct {
 	api *API
 }
 
-func newFixture(t *testing.T, ui fstest.MapFS) *fixture {
+func newFixtureB(b *testing.B) *fixture { return newFixtureTB(b, nil) }
+
+func newFixture(t *testing.T, ui fstest.MapFS) *fixture { return newFixtureTB(t, ui) }
+
+func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "clawboo.db"))

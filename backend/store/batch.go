@@ -27,7 +27,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		return st
 	}
 	s.stmts = writerStmts{
-		insertRun:   p(`INSERT INTO runs(id, runtime_id, agent_id, title, status, created_at) VALUES (?, ?, ?, ?, 'starting', ?)`),
+		insertRun: p(`INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
+			input_tokens, output_tokens, last_seq, created_at, started_at, ended_at)
+			VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)`),
 		markRunning: p(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`),
 		appendEvent: p(`INSERT INTO run_events(run_id, seq, kind, data) VALUES (?, ?, ?, ?)`),
 		finishRun: p(`UPDATE runs SET status = ?, done_reason = NULLIF(?, ''), summary = ?, error = ?, cost_usd = ?,
@@ -74,9 +76,33 @@ func (b *Batch) stmt(st *sql.Stmt) *sql.Stmt {
 	return t
 }
 
-// InsertRun records a new run in status starting.
-func (b *Batch) InsertRun(id, runtimeID string, agentID *string, title string, createdAt int64) error {
-	if _, err := b.stmt(b.s.stmts.insertRun).Exec(id, runtimeID, agentID, title, createdAt); err != nil {
+// NewRun is a run's first ledger row. When its start or its end is already
+// known by the time the row is written (a short run whose whole life fits in
+// one batch), the row is written in that state directly, saving the updates.
+type NewRun struct {
+	ID        string
+	RuntimeID string
+	AgentID   *string
+	Title     string
+	CreatedAt int64
+	StartedAt *int64
+	Final     *RunFinish
+}
+
+// InsertRun records a new run.
+func (b *Batch) InsertRun(r NewRun) error {
+	status := RunStarting
+	if r.StartedAt != nil {
+		status = RunRunning
+	}
+	f := RunFinish{}
+	var ended *int64
+	if r.Final != nil {
+		f, status, ended = *r.Final, r.Final.Status, &r.Final.EndedAt
+	}
+	_, err := b.stmt(b.s.stmts.insertRun).Exec(r.ID, r.RuntimeID, r.AgentID, r.Title, status, f.DoneReason, f.Summary, f.Error,
+		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended)
+	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}
 	return nil

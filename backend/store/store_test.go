@@ -82,10 +82,10 @@ func TestRunLedgerRoundTrip(t *testing.T) {
 	}
 	agent := "a1"
 	err := s.WriteBatch(ctx, func(b *Batch) error {
-		if err := b.InsertRun("r1", "clawboo-mock", &agent, "hello", 10); err != nil {
+		if err := b.InsertRun(NewRun{ID: "r1", RuntimeID: "clawboo-mock", AgentID: &agent, Title: "hello", CreatedAt: 10}); err != nil {
 			return err
 		}
-		if err := b.InsertRun("r2", "clawboo-mock", nil, "second", 20); err != nil {
+		if err := b.InsertRun(NewRun{ID: "r2", RuntimeID: "clawboo-mock", AgentID: nil, Title: "second", CreatedAt: 20}); err != nil {
 			return err
 		}
 		if err := b.MarkRunning("r1", 11); err != nil {
@@ -148,7 +148,7 @@ func TestRunLedgerRoundTrip(t *testing.T) {
 	}
 	// An unknown agent violates the foreign key.
 	ghost := "ghost"
-	err = s.WriteBatch(ctx, func(b *Batch) error { return b.InsertRun("r3", "x", &ghost, "", 1) })
+	err = s.WriteBatch(ctx, func(b *Batch) error { return b.InsertRun(NewRun{ID: "r3", RuntimeID: "x", AgentID: &ghost, Title: "", CreatedAt: 1}) })
 	if err == nil {
 		t.Fatal("foreign key not enforced")
 	}
@@ -166,7 +166,7 @@ func TestConcurrentWritersNeverBusy(t *testing.T) {
 			for i := 0; i < 50; i++ {
 				id := fmt.Sprintf("r%d-%d", g, i)
 				err := s.WriteBatch(ctx, func(b *Batch) error {
-					if err := b.InsertRun(id, "x", nil, "", 1); err != nil {
+					if err := b.InsertRun(NewRun{ID: id, RuntimeID: "x", CreatedAt: 1}); err != nil {
 						return err
 					}
 					return b.AppendEvent(id, 1, "done", []byte("{}"))
@@ -215,7 +215,7 @@ func TestSettings(t *testing.T) {
 func BenchmarkAppendEventsBatched(b *testing.B) {
 	s := open(b)
 	ctx := context.Background()
-	if err := s.WriteBatch(ctx, func(bt *Batch) error { return bt.InsertRun("r", "x", nil, "", 1) }); err != nil {
+	if err := s.WriteBatch(ctx, func(bt *Batch) error { return bt.InsertRun(NewRun{ID: "r", RuntimeID: "x", AgentID: nil, Title: "", CreatedAt: 1}) }); err != nil {
 		b.Fatal(err)
 	}
 	data := []byte(`{"runId":"01JABCDEFGHJKMNPQRSTVWXYZ0","seq":1,"ts":1700000000000,"kind":"text-delta","text":"x"}`)

@@ -12,8 +12,10 @@
 //     ignores an abort is abandoned after a grace period.
 //   - A caller going away never stops a run; only Abort or Close does.
 //   - Events are persisted in order through one writer (the journal) and no
-//     event the host read is dropped; readers tail the store, woken by a
-//     lossy progress signal.
+//     event the host read is dropped; when they cannot be saved (a full
+//     disk) the run is stopped with a clear error rather than streaming on.
+//   - Readers tail the store (Watch wakes them after each commit), so a
+//     replay and a live stream are the same code path.
 //   - At start-up, runs a previous process left live are marked failed.
 package supervisor
 
@@ -132,8 +134,8 @@ func (h *Handle) Wait(ctx context.Context) (store.Run, error) {
 	}
 }
 
-// Start records a new run and launches it on its runtime. It returns once
-// the run is in the ledger; the run itself proceeds in the background.
+// Start records a new run and launches it on its runtime; the run proceeds
+// in the background. Until it ends, Live answers for it.
 func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) {
 	a, ok := s.opts.Registry.Get(p.RuntimeID)
 	if !ok {
@@ -155,12 +157,11 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	s.wg.Add(1)
 	s.mu.Unlock()
 
-	err := s.journal.call(context.Background(), op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent, title: title(p.Message), at: now})
-	if err != nil {
-		s.forget(id)
-		s.wg.Done()
-		return nil, fmt.Errorf("record run: %w", err)
-	}
+	// The row is written with the run's first events rather than waited for:
+	// until the run ends, the live view answers for it, and a row that
+	// cannot be written stops the run like any lost event.
+	s.journal.submit(op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
+		title: title(p.Message), at: now, onFail: l.persistFailed})
 	s.Updates.PublishMust(l.snapshot())
 	go l.drive()
 	return &Handle{ID: id, live: l}, nil

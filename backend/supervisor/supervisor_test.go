@@ -67,6 +67,21 @@ type env struct {
 	sup *Supervisor
 }
 
+func setupB(b *testing.B) *env {
+	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "clawboo.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := executor.NewRegistry()
+	_ = reg.Register(mock.New())
+	sup, err := New(context.Background(), Options{Store: st, Registry: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sup.Close(context.Background()); st.Close() })
+	return &env{st: st, sup: sup}
+}
+
 func setup(t *testing.T, opts Options, adapters ...executor.Adapter) *env {
 	t.Helper()
 	ctx := context.Background()
@@ -284,6 +299,23 @@ func TestAbort(t *testing.T) {
 	if live, ok := e.sup.Live(h.ID); !ok || !live.Live() {
 		t.Fatalf("not live: %+v", live)
 	}
+	// Abort once the text is durable, so the summary has something to keep.
+	wake, cancel := e.sup.Watch(h.ID)
+	defer cancel()
+	for {
+		evs, err := e.st.ListEvents(context.Background(), h.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) >= 2 {
+			break
+		}
+		select {
+		case <-wake:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no events")
+		}
+	}
 	if err := e.sup.Abort(context.Background(), h.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +394,7 @@ func TestOrphanedRunsFailAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = st.WriteBatch(ctx, func(b *store.Batch) error {
-		if err := b.InsertRun("orphan", "clawboo-mock", nil, "", 1); err != nil {
+		if err := b.InsertRun(store.NewRun{ID: "orphan", RuntimeID: "clawboo-mock", CreatedAt: 1}); err != nil {
 			return err
 		}
 		if err := b.MarkRunning("orphan", 2); err != nil {
@@ -406,7 +438,7 @@ func TestFullDiskFailsRunWithClearError(t *testing.T) {
 	e.sup.journal.backoff = []time.Duration{time.Millisecond}
 	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, Message: "!flood 200000"})
 	if err != nil {
-		t.Skipf("database full before the run row: %v", err)
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

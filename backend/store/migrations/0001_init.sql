@@ -10,7 +10,8 @@ CREATE TABLE agents (
   updated_at  INTEGER NOT NULL
 );
 
--- The runs ledger: one row per run of any runtime.
+-- The runs ledger: one row per run of any runtime. Ids are ULIDs, so key
+-- order is creation order.
 CREATE TABLE runs (
   id            TEXT PRIMARY KEY,
   runtime_id    TEXT NOT NULL,
@@ -29,9 +30,10 @@ CREATE TABLE runs (
   created_at    INTEGER NOT NULL,
   started_at    INTEGER,
   ended_at      INTEGER
-);
-CREATE INDEX runs_live ON runs(status) WHERE status IN ('starting','running');
-CREATE INDEX runs_agent ON runs(agent_id, id);
+) WITHOUT ROWID;
+-- No secondary indexes: a run's lifecycle then touches one b-tree page per
+-- commit, which is most of what a short run costs. Listing pages by id uses
+-- the primary key; the start-up scan for live runs reads the table once.
 
 -- Every event a run emitted, in order. seq is the Emitter's sequence number.
 CREATE TABLE run_events (

@@ -1,0 +1,93 @@
+# Clawboo Desktop. The two commands a new machine needs:
+#   make run    build and open the app (no display: serve the UI headless)
+#   make test   everything CI runs
+# Both install missing system packages (apt, as root or via sudo) or print
+# the exact command. See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := run
+
+GO        ?= go
+BIN       := build/bin
+TAGS      := desktop,production,webkit2_41
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+XVFB      := xvfb-run -a -s "-screen 0 1280x800x24"
+
+FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.* frontend/package.json -type f 2>/dev/null)
+
+.PHONY: run serve build build-headless test lint test-go test-frontend test-browser test-desktop bench clean deps-serve deps-desktop deps-test
+
+## ---- setup ---------------------------------------------------------------
+
+deps-serve:
+	@build/deps.sh serve
+deps-desktop:
+	@build/deps.sh desktop
+deps-test:
+	@build/deps.sh test
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SRC)
+	cd frontend && npm run build
+
+## ---- build and run ---------------------------------------------------------
+
+# The desktop app (also understands `clawboo serve`).
+build: deps-desktop frontend/dist/index.html
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/clawboo .
+
+# The cgo-free headless binary: `clawboo serve` only.
+build-headless: deps-serve frontend/dist/index.html
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/clawboo-headless .
+
+run:
+	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
+	  $(MAKE) --no-print-directory build && exec $(BIN)/clawboo; \
+	else \
+	  echo "No display found: serving the Clawboo UI headless (open the URL below in a browser)."; \
+	  $(MAKE) --no-print-directory build-headless && exec $(BIN)/clawboo-headless serve; \
+	fi
+
+serve: build-headless
+	exec $(BIN)/clawboo-headless serve
+
+## ---- tests ---------------------------------------------------------------
+
+test: deps-test lint test-go test-frontend test-browser test-desktop
+	@echo "make test: all green"
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go') 2>&1); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags $(TAGS) ./app/... .
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) test -count=1 -run '^TestArch' ./backend/
+
+test-go:
+	$(GO) test -race ./...
+
+test-frontend: frontend/node_modules/.installed
+	cd frontend && npm run check && npm test
+
+test-browser: build-headless
+	cd frontend && CLAWBOO_BIN=$(CURDIR)/$(BIN)/clawboo-headless npm run test:e2e
+
+test-desktop: build
+	NO_AT_BRIDGE=1 $(XVFB) dbus-run-session -- $(GO) test -tags desktopsmoke -count=1 -v ./app/
+
+## ---- benchmarks ------------------------------------------------------------
+
+bench: build-headless
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backend/perf/ -clawboo $(CURDIR)/$(BIN)/clawboo-headless
+	$(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/
+
+clean:
+	rm -rf $(BIN)
+	find frontend/dist -mindepth 1 ! -name .gitkeep -delete 2>/dev/null || true

@@ -1,0 +1,319 @@
+package perf
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var binFlag = flag.String("clawboo", "", "path to the clawboo binary to measure (built from the module root when empty)")
+
+// result is one figure with its target, printed as a table at the end.
+type result struct {
+	name, unit string
+	value      float64
+	target     string
+	ok         bool
+}
+
+var (
+	resultsMu sync.Mutex
+	results   []result
+)
+
+func record(b *testing.B, name, unit string, v float64, target string, ok bool) {
+	b.ReportMetric(v, unit)
+	resultsMu.Lock()
+	results = append(results, result{name, unit, v, target, ok})
+	resultsMu.Unlock()
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if len(results) > 0 {
+		fmt.Println()
+		fmt.Println("clawboo serve performance (reference TypeScript Clawboo in brackets)")
+		fmt.Printf("%-44s %12s  %-26s %s\n", "figure", "value", "target", "")
+		for _, r := range results {
+			mark := "ok"
+			if !r.ok {
+				mark = "MISSED"
+			}
+			fmt.Printf("%-44s %9.2f %-3s %-26s %s\n", r.name, r.value, r.unit, r.target, mark)
+		}
+	}
+	os.Exit(code)
+}
+
+func binary(b *testing.B) string {
+	b.Helper()
+	if *binFlag != "" {
+		return *binFlag
+	}
+	dir := b.TempDir()
+	out := filepath.Join(dir, "clawboo")
+	cmd := exec.Command("go", "build", "-o", out, "../..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, o)
+	}
+	return out
+}
+
+func freePort(b *testing.B) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+type proc struct {
+	cmd *exec.Cmd
+	url string
+}
+
+// start launches `clawboo serve` with a fresh home on a known port.
+func start(b *testing.B, bin string) *proc {
+	b.Helper()
+	port := freePort(b)
+	cmd := exec.Command(bin, "serve", "--home", b.TempDir(), "--addr", "127.0.0.1:"+strconv.Itoa(port))
+	cmd.Env = append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &proc{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	b.Cleanup(p.stop)
+	return p
+}
+
+func (p *proc) stop() {
+	if p.cmd.ProcessState == nil {
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+	}
+}
+
+var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+
+// firstOK polls url until it answers 200 and returns the elapsed time since
+// begin.
+func firstOK(b *testing.B, url string, begin time.Time) time.Duration {
+	b.Helper()
+	deadline := begin.Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := client.Get(url)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return time.Since(begin)
+			}
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	b.Fatal("server never answered")
+	return 0
+}
+
+// rssKiB reads a process's resident set size.
+func rssKiB(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func median(ds []time.Duration) time.Duration {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func BenchmarkColdStart(b *testing.B) {
+	bin := binary(b)
+	var ds []time.Duration
+	for i := 0; i < 11; i++ {
+		port := freePort(b)
+		cmd := exec.Command(bin, "serve", "--home", b.TempDir(), "--addr", "127.0.0.1:"+strconv.Itoa(port))
+		begin := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, firstOK(b, fmt.Sprintf("http://127.0.0.1:%d/api/runtimes", port), begin))
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	m := median(ds)
+	record(b, "cold start to first 200 of /api/runtimes", "ms", ms(m), "<= 50 ms [350 ms]", m <= 50*time.Millisecond)
+}
+
+func BenchmarkIdleRSS(b *testing.B) {
+	p := start(b, binary(b))
+	firstOK(b, p.url+"/api/runtimes", time.Now())
+	time.Sleep(30 * time.Second)
+	mib := float64(rssKiB(p.cmd.Process.Pid)) / 1024
+	record(b, "idle RSS after 30 s", "MiB", mib, "<= 30 MiB [104 MiB]", mib <= 30)
+}
+
+func BenchmarkRuntimesLatency(b *testing.B) {
+	p := start(b, binary(b))
+	url := p.url + "/api/runtimes"
+	firstOK(b, url, time.Now())
+	const n = 5000
+	ds := make([]time.Duration, 0, n)
+	for i := 0; i < n+200; i++ {
+		t0 := time.Now()
+		resp, err := client.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if i >= 200 { // warm-up excluded
+			ds = append(ds, time.Since(t0))
+		}
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	p50, p99 := ds[len(ds)/2], ds[len(ds)*99/100]
+	record(b, "GET /api/runtimes p50", "ms", ms(p50), "<= 1 ms [15 ms]", p50 <= time.Millisecond)
+	record(b, "GET /api/runtimes p99", "ms", ms(p99), "(reported)", true)
+}
+
+// mockRuns runs `!ok` runs (wait: true, so each is fully persisted before
+// it answers) from `clients` concurrent clients for d and returns runs/s.
+func mockRuns(b *testing.B, p *proc, clients int, d time.Duration) float64 {
+	url := p.url + "/api/runtimes/clawboo-mock/run"
+	body := `{"message":"!ok done"}`
+	var count atomic.Int64
+	var failed atomic.Value
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				resp, err := client.Post(url, "application/json", strings.NewReader(body))
+				if err != nil {
+					failed.Store(err.Error())
+					return
+				}
+				var r struct{ OK bool }
+				err = json.NewDecoder(resp.Body).Decode(&r)
+				resp.Body.Close()
+				if err != nil || !r.OK {
+					failed.Store(fmt.Sprintf("run not ok: %v", err))
+					return
+				}
+				count.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f != nil {
+		b.Fatal(f)
+	}
+	return float64(count.Load()) / time.Since(begin).Seconds()
+}
+
+func BenchmarkMockRunsSequential(b *testing.B) {
+	p := start(b, binary(b))
+	firstOK(b, p.url+"/api/runtimes", time.Now())
+	mockRuns(b, p, 1, 500*time.Millisecond) // warm-up
+	r := mockRuns(b, p, 1, 3*time.Second)
+	record(b, "mock !ok runs/s, sequential", "runs/s", r, ">= 2000 [about 200]", r >= 2000)
+}
+
+func BenchmarkMockRunsConcurrent8(b *testing.B) {
+	p := start(b, binary(b))
+	firstOK(b, p.url+"/api/runtimes", time.Now())
+	mockRuns(b, p, 8, 500*time.Millisecond)
+	r := mockRuns(b, p, 8, 3*time.Second)
+	record(b, "mock !ok runs/s, 8 concurrent clients", "runs/s", r, ">= 2000 [about 200]", r >= 2000)
+}
+
+func BenchmarkFlood100k(b *testing.B) {
+	p := start(b, binary(b))
+	firstOK(b, p.url+"/api/runtimes", time.Now())
+	mockRuns(b, p, 1, 200*time.Millisecond) // warm the heap as a running server would be
+	pid := p.cmd.Process.Pid
+	base := rssKiB(pid)
+	var peak atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if r := rssKiB(pid); r > peak.Load() {
+				peak.Store(r)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	const n = 100_000
+	begin := time.Now()
+	resp, err := client.Post(p.url+"/api/runtimes/clawboo-mock/run", "application/json",
+		strings.NewReader(fmt.Sprintf(`{"message":"!flood %d","wait":false}`, n)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var started struct{ RunID string }
+	json.NewDecoder(resp.Body).Decode(&started)
+	resp.Body.Close()
+	stream, err := client.Get(p.url + "/api/runs/" + started.RunID + "/events")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stream.Body.Close()
+	sc := bufio.NewScanner(stream.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	events, lastID := 0, int64(0)
+	for sc.Scan() {
+		line := sc.Text()
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			v, _ := strconv.ParseInt(id, 10, 64)
+			if v != lastID+1 {
+				b.Fatalf("event %d after %d: a gap", v, lastID)
+			}
+			lastID = v
+			events++
+		}
+	}
+	elapsed := time.Since(begin)
+	cancel()
+	want := n + 2 // status, n deltas, done
+	if events != want {
+		b.Fatalf("got %d of %d events", events, want)
+	}
+	growth := float64(peak.Load()-base) / 1024
+	record(b, "!flood 100000: every event at an SSE client", "s", elapsed.Seconds(), "<= 2 s", elapsed <= 2*time.Second)
+	record(b, "!flood 100000: RSS growth", "MiB", growth, "<= 50 MiB", growth <= 50)
+}
