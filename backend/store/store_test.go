@@ -148,7 +148,9 @@ func TestRunLedgerRoundTrip(t *testing.T) {
 	}
 	// An unknown agent violates the foreign key.
 	ghost := "ghost"
-	err = s.WriteBatch(ctx, func(b *Batch) error { return b.InsertRun(NewRun{ID: "r3", RuntimeID: "x", AgentID: &ghost, Title: "", CreatedAt: 1}) })
+	err = s.WriteBatch(ctx, func(b *Batch) error {
+		return b.InsertRun(NewRun{ID: "r3", RuntimeID: "x", AgentID: &ghost, Title: "", CreatedAt: 1})
+	})
 	if err == nil {
 		t.Fatal("foreign key not enforced")
 	}
@@ -215,7 +217,9 @@ func TestSettings(t *testing.T) {
 func BenchmarkAppendEventsBatched(b *testing.B) {
 	s := open(b)
 	ctx := context.Background()
-	if err := s.WriteBatch(ctx, func(bt *Batch) error { return bt.InsertRun(NewRun{ID: "r", RuntimeID: "x", AgentID: nil, Title: "", CreatedAt: 1}) }); err != nil {
+	if err := s.WriteBatch(ctx, func(bt *Batch) error {
+		return bt.InsertRun(NewRun{ID: "r", RuntimeID: "x", AgentID: nil, Title: "", CreatedAt: 1})
+	}); err != nil {
 		b.Fatal(err)
 	}
 	data := []byte(`{"runId":"01JABCDEFGHJKMNPQRSTVWXYZ0","seq":1,"ts":1700000000000,"kind":"text-delta","text":"x"}`)
