@@ -65,13 +65,24 @@ func Run(opts Options) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go sh.quitOnSignal(sigs)
 
-	runErr := wails.Run(sh.options(opts, inProcess(srv.handler, srv.base)))
+	runErr := runWails(sh.options(opts, inProcess(srv.handler, srv.base)))
 	signal.Stop(sigs)
 	close(sh.finished)
-	if runErr != nil {
-		runErr = fmt.Errorf("desktop window: %w", runErr)
-	}
 	return errors.Join(runErr, srv.shutdown(shutdownGrace))
+}
+
+// runWails runs the window. Wails panics when GTK cannot open the display
+// (DISPLAY names a server that is not there); that becomes an error, so the
+// server and the database still shut down in order and the user reads one
+// line instead of a stack trace.
+func runWails(o *options.App) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot open the window on display %q: %v; use `clawboo serve` to run headless",
+				os.Getenv("DISPLAY")+os.Getenv("WAYLAND_DISPLAY"), r)
+		}
+	}()
+	return wails.Run(o)
 }
 
 // shell holds what the Wails callbacks share: the Wails context, which every

@@ -68,26 +68,37 @@ func desktopBinary(t *testing.T) string {
 	return bin
 }
 
-// testNoDisplay: without a display the desktop binary explains itself and
-// fails instead of letting GTK panic.
+// testNoDisplay: without a usable display the desktop binary explains
+// itself and fails instead of letting GTK panic: none named, or one named
+// that is not there.
 func testNoDisplay(t *testing.T, bin string) {
-	var env []string
-	for _, kv := range appEnv("CLAWBOO_HOME=" + t.TempDir()) {
-		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
-			env = append(env, kv)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() <= 0 {
-		t.Fatalf("want a non-zero exit, got %v\n%s", err, out)
-	}
-	if !strings.Contains(strings.ToLower(string(out)), "display") || strings.Contains(string(out), "panic") {
-		t.Fatalf("want a message about the missing display and no panic, got:\n%s", out)
+	for _, tc := range []struct{ name, display string }{
+		{"unset", ""},
+		{"unreachable", ":4093"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var env []string
+			for _, kv := range appEnv("CLAWBOO_HOME=" + t.TempDir()) {
+				if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
+					env = append(env, kv)
+				}
+			}
+			if tc.display != "" {
+				env = append(env, "DISPLAY="+tc.display)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() <= 0 {
+				t.Fatalf("want a non-zero exit, got %v\n%s", err, out)
+			}
+			if !strings.Contains(strings.ToLower(string(out)), "display") || strings.Contains(string(out), "goroutine ") {
+				t.Fatalf("want a message about the display and no stack trace, got:\n%s", out)
+			}
+		})
 	}
 }
 

@@ -57,7 +57,7 @@ func testWindow(t *testing.T, bin string) {
 		if v.Status == "running" && strings.Contains(v.Output, "first") && !strings.Contains(v.Output, "second") {
 			liveFirst = true
 		}
-	}, func(v runView) bool { return v.Status != "starting" && v.Status != "running" })
+	}, func(v runView) bool { return terminal[v.Status] })
 	if v.Status != "succeeded" || !strings.Contains(v.Output, "first") || !strings.Contains(v.Output, "second") {
 		t.Fatalf("run ended as %+v, want succeeded with first and second", v)
 	}
@@ -116,6 +116,9 @@ func testWindow(t *testing.T, bin string) {
 	})
 	t.Logf("screenshot %s; whole test window phase %v", shot, time.Since(d.start).Round(time.Millisecond))
 }
+
+// terminal are the API's words for a finished run.
+var terminal = map[string]bool{"succeeded": true, "failed": true, "aborted": true, "timed_out": true}
 
 // screenshot captures the root window and fails if it is blank: a rendered
 // page has text, so anti-aliasing alone gives it many distinct colours.
