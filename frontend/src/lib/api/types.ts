@@ -1,0 +1,167 @@
+// Wire types of the Clawboo HTTP API, spelled exactly as the backend's JSON
+// (backend/api, backend/store, backend/executor). Keep them in step with the
+// Go structs: these are the only place the UI learns the API's shape.
+
+export type AuthKind = 'api-key' | 'oauth' | 'none';
+export type ConnectionState = 'not-installed' | 'needs-auth' | 'needs-login' | 'ready';
+
+/** A connectable runtime from the catalog. */
+export interface RuntimeDescriptor {
+  id: string;
+  name: string;
+  builtIn: boolean;
+  authKind: AuthKind;
+  envVar: string | null;
+  altEnvVars: string[];
+  installCommand: string | null;
+  docsUrl: string;
+  healthBin: string | null;
+}
+
+export interface Capabilities {
+  streaming: boolean;
+  mcp: boolean;
+  worktrees: boolean;
+  resume: boolean;
+  toolApproval: boolean;
+  steering: boolean;
+  modelChange: boolean;
+  runtimeClass: string;
+  contextWindowTokens?: number;
+  models: string[];
+}
+
+/** A runtime this process can run right now. */
+export interface RuntimeEntry extends RuntimeDescriptor {
+  participantKind: 'agent';
+  capabilities: Capabilities;
+  health: { ok: boolean; message?: string };
+  installed: boolean;
+  binPath: string | null;
+  hasCredential: boolean;
+  connectionState: ConnectionState;
+}
+
+export interface RuntimesResponse {
+  runtimes: RuntimeEntry[];
+  available: RuntimeDescriptor[];
+}
+
+export interface Health {
+  ok: boolean;
+  version: string;
+}
+
+export type RunStatus = 'starting' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'timed_out';
+export type DoneReason = 'success' | 'max_turns' | 'aborted' | 'error';
+
+/** One row of the runs ledger. Times are Unix milliseconds. */
+export interface Run {
+  id: string;
+  runtimeId: string;
+  agentId: string | null;
+  title: string;
+  status: RunStatus;
+  doneReason: DoneReason | null;
+  summary: string;
+  error: string;
+  costUsd: number | null;
+  costKind: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  lastSeq: number;
+  createdAt: number;
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
+export interface RunsPage {
+  runs: Run[];
+  nextCursor: string | null;
+}
+
+export interface StartRunRequest {
+  message: string;
+  context?: string;
+  agentId?: string;
+  wait?: boolean;
+}
+
+export type Phase = 'init' | 'thinking' | 'running' | 'turn-complete';
+export type Channel = 'assistant' | 'reasoning';
+
+/** A JSON value as it arrives (tool inputs are arbitrary JSON). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+interface EventBase {
+  runId: string;
+  seq: number;
+  /** Unix milliseconds. */
+  ts: number;
+}
+
+export interface StatusEvent extends EventBase {
+  kind: 'status';
+  phase: Phase;
+  model?: string;
+  detail?: string;
+}
+export interface TextDeltaEvent extends EventBase {
+  kind: 'text-delta';
+  /** Omitted by the backend when empty. */
+  text?: string;
+  channel?: Channel;
+}
+export interface ToolCallEvent extends EventBase {
+  kind: 'tool-call';
+  toolCallId: string;
+  name: string;
+  input?: JsonValue;
+}
+export interface ToolResultEvent extends EventBase {
+  kind: 'tool-result';
+  toolCallId: string;
+  name?: string;
+  output?: string;
+  isError?: boolean;
+}
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+}
+export interface CostEvent extends EventBase {
+  kind: 'cost';
+  costUsd?: number;
+  usage?: Usage;
+  model?: string;
+  local?: boolean;
+  estimated?: boolean;
+}
+export interface ErrorEvent extends EventBase {
+  kind: 'error';
+  code?: string;
+  message: string;
+  fatal?: boolean;
+}
+export interface DoneEvent extends EventBase {
+  kind: 'done';
+  reason: DoneReason;
+  summary?: string;
+}
+
+/** One event of a run's stream, discriminated by kind. */
+export type RunEvent =
+  | StatusEvent
+  | TextDeltaEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | CostEvent
+  | ErrorEvent
+  | DoneEvent;
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'timed_out'];
+
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
