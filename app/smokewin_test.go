@@ -34,6 +34,11 @@ func testWindow(t *testing.T, bin string) {
 	p := page{t: t, base: d.baseURL(t)}
 	p.waitTrue(30*time.Second, "document.body.dataset.ready", `document.body.dataset.ready === "1"`)
 	toReady := time.Since(d.start)
+	// The page must come through the Wails asset server (in-process), the
+	// path whose streaming this test exists to prove, not from loopback.
+	if loc := p.mustEval(`location.href`); !strings.HasPrefix(loc, "wails://") {
+		t.Fatalf("the page is at %s, want wails://", loc)
+	}
 	d.helpers = descendants(d.cmd.Process.Pid) // for the cleanup, should a step fail
 	t.Logf("window after %v, page ready after %v", toWindow.Round(time.Millisecond), toReady.Round(time.Millisecond))
 	geo, _ := run(5*time.Second, "xdotool", "getwindowgeometry", strings.Fields(win)[0])
