@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunEvent } from '../../lib/api/types';
-import { effectiveStatus, RunAccumulator, runErrorText, statusFromDone } from './runView';
+import { canAbort, effectiveStatus, RunAccumulator, runErrorText, statusFromDone } from './runView';
 import { TextBuffer, tail } from './textBuffer';
 
 type Body = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'runId' | 'seq' | 'ts'> : never) : never;
@@ -181,15 +181,34 @@ describe('status and error text', () => {
     expect(statusFromDone('error')).toBe('failed');
   });
 
-  it('prefers a terminal record, then the done event, then the record', () => {
+  it('shows a final status only with the done event, refined by a terminal record', () => {
     const done = { reason: 'aborted' as const, summary: '' };
-    expect(effectiveStatus(run({ status: 'timed_out' }), { done, lastSeq: 3 })).toBe('timed_out');
+    expect(effectiveStatus(run({ status: 'timed_out' }), { done, lastSeq: 3 }, false)).toBe('timed_out');
     // The ledger trails the stream: a live record does not undo a done event.
-    expect(effectiveStatus(run({ status: 'running' }), { done, lastSeq: 3 })).toBe('aborted');
-    expect(effectiveStatus(run({ status: 'running' }), { done: null, lastSeq: 0 })).toBe('running');
-    expect(effectiveStatus(run({ status: 'starting' }), { done: null, lastSeq: 2 })).toBe('running');
-    expect(effectiveStatus(null, { done: null, lastSeq: 0 })).toBe('starting');
-    expect(effectiveStatus(null, { done: null, lastSeq: 1 })).toBe('running');
+    expect(effectiveStatus(run({ status: 'running' }), { done, lastSeq: 3 }, false)).toBe('aborted');
+    expect(effectiveStatus(null, { done, lastSeq: 3 }, true)).toBe('aborted');
+  });
+
+  it('keeps showing progress while the stream catches up to a finished record', () => {
+    const finished = run({ status: 'succeeded', lastSeq: 20_001 });
+    expect(effectiveStatus(finished, { done: null, lastSeq: 5_000 }, false)).toBe('running');
+    // A stream that ended for good (say the log has no done) shows the record.
+    expect(effectiveStatus(finished, { done: null, lastSeq: 5_000 }, true)).toBe('succeeded');
+  });
+
+  it('falls back to the live record, then to what the events imply', () => {
+    expect(effectiveStatus(run({ status: 'running' }), { done: null, lastSeq: 0 }, false)).toBe('running');
+    expect(effectiveStatus(run({ status: 'starting' }), { done: null, lastSeq: 2 }, false)).toBe('running');
+    expect(effectiveStatus(run({ status: 'starting' }), { done: null, lastSeq: 0 }, false)).toBe('starting');
+    expect(effectiveStatus(null, { done: null, lastSeq: 0 }, false)).toBe('starting');
+    expect(effectiveStatus(null, { done: null, lastSeq: 1 }, false)).toBe('running');
+  });
+
+  it('offers abort only while neither the ledger nor the stream says the run ended', () => {
+    expect(canAbort(run({ status: 'running' }), { done: null })).toBe(true);
+    expect(canAbort(null, { done: null })).toBe(true);
+    expect(canAbort(run({ status: 'running' }), { done: { reason: 'success', summary: '' } })).toBe(false);
+    expect(canAbort(run({ status: 'failed' }), { done: null })).toBe(false);
   });
 
   it('finds the error to show', () => {

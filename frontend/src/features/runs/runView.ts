@@ -253,16 +253,29 @@ export function statusFromDone(reason: DoneReason): RunStatus {
 }
 
 /**
- * The status to show: a terminal ledger record wins (it knows timeouts and
- * host failures); else the stream's done event, which arrives before the
- * ledger commits; else the record's live status.
+ * The status the run pane shows. A terminal status is shown only once the
+ * stream has delivered the done event (or has ended for good), so a final
+ * status always comes with the complete output: the lifecycle stream can
+ * report "succeeded" while this pane is still replaying a flood of deltas.
+ * After done, a terminal ledger record refines it (timed_out, a host
+ * failure); the ledger trails the stream, so a live record never undoes done.
  */
-export function effectiveStatus(record: Run | null, view: Pick<RunView, 'done' | 'lastSeq'>): RunStatus {
-  if (record && isTerminal(record.status)) return record.status;
-  if (view.done) return statusFromDone(view.done.reason);
+export function effectiveStatus(
+  record: Run | null,
+  view: Pick<RunView, 'done' | 'lastSeq'>,
+  streamEnded: boolean,
+): RunStatus {
+  const recordDone = record !== null && isTerminal(record.status);
+  if (view.done) return recordDone ? record.status : statusFromDone(view.done.reason);
+  if (recordDone) return streamEnded ? record.status : 'running';
   // Events prove the run started even if the record we hold predates that.
   if (record && !(record.status === 'starting' && view.lastSeq > 0)) return record.status;
   return view.lastSeq > 0 ? 'running' : 'starting';
+}
+
+/** Whether the run can still be aborted: neither the ledger nor the stream says it ended. */
+export function canAbort(record: Run | null, view: Pick<RunView, 'done'>): boolean {
+  return view.done === null && !(record !== null && isTerminal(record.status));
 }
 
 /** The error text to show for a run, or "" when it has none. */

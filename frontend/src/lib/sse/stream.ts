@@ -45,9 +45,10 @@ export interface SseStream {
   readonly lastEventId: string;
 }
 
+/** Wraps an error that must end the stream instead of causing a retry. */
 class FatalError extends Error {
-  constructor(readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
   }
 }
 
@@ -127,7 +128,7 @@ export function openSseStream(opts: SseStreamOptions): SseStream {
       } catch (err) {
         if (ctl.signal.aborted) break;
         if (err instanceof FatalError) {
-          opts.onFatal?.(err.cause);
+          opts.onFatal?.(err.reason);
           break;
         }
         cause = 'error';

@@ -1,0 +1,108 @@
+// Browser-test plumbing: a real `clawboo serve` (with the mock runtime) and
+// Debian's Chromium driven by playwright-core. Both are always torn down,
+// even when a test fails or the runner is interrupted.
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Children to kill if the runner exits without reaching the after() hooks. */
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+/**
+ * Starts `$CLAWBOO_BIN serve` on a free loopback port with a fresh home and
+ * the mock runtime, and resolves once it prints its URL.
+ */
+export async function startServer() {
+  const bin = process.env.CLAWBOO_BIN;
+  if (!bin) {
+    throw new Error(
+      'CLAWBOO_BIN is not set. Build the UI and the backend, then point CLAWBOO_BIN at the binary:\n' +
+        '  (cd frontend && npm run build) && go build -o /tmp/clawboo . && CLAWBOO_BIN=/tmp/clawboo npm run test:e2e',
+    );
+  }
+  const home = await mkdtemp(join(tmpdir(), 'clawboo-e2e-'));
+  const child = spawn(bin, ['serve', '--home', home, '--addr', '127.0.0.1:0'], {
+    env: { ...process.env, CLAWBOO_ENABLE_MOCK_RUNTIME: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (b) => {
+    stderr = (stderr + b.toString()).slice(-8000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`clawboo serve printed no URL in 15 s\n${stderr}`)), 15_000);
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const m = /Clawboo is serving (http:\/\/\S+?)\/? \(home/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('error', (err) => reject(new Error(`cannot start ${bin}: ${err.message}`)));
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`clawboo serve exited early (code ${code}, signal ${signal})\n${stderr}`));
+    });
+  });
+
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(t);
+      }
+      children.delete(child);
+      await rm(home, { recursive: true, force: true });
+    },
+    stderr: () => stderr,
+  };
+}
+
+/** Launches headless Chromium. Playwright gives each launch a fresh temporary profile (user data dir). */
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+/**
+ * Opens a page in its own context and records uncaught errors and console
+ * errors (a CSP violation shows up there), for tests to assert none.
+ */
+export async function openPage(browser, url) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 10_000 });
+  return { page, context, problems };
+}

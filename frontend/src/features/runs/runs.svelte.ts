@@ -1,0 +1,95 @@
+// The recent-runs list, kept live by the lifecycle stream (/api/events).
+// The stream carries no ids, so every (re)connect re-reads the first page;
+// the merge rule in runList.ts keeps late or duplicate records harmless.
+
+import { describeError, LIFECYCLE_URL, type ApiClient } from '../../lib/api/client';
+import { decodeRun } from '../../lib/api/decode';
+import type { Run } from '../../lib/api/types';
+import { openSseStream, type SseStream } from '../../lib/sse/stream';
+import { appendPage, mergeRuns, type RunList } from './runList';
+
+export type Connection = 'connecting' | 'online' | 'offline';
+
+const PAGE = 50;
+
+export class RunsStore {
+  list = $state.raw<RunList>({ runs: [], nextCursor: null });
+  /** The first page has arrived at least once. */
+  loaded = $state(false);
+  loadingMore = $state(false);
+  /** The last list error, in words; "" when fine. */
+  error = $state('');
+  connection = $state<Connection>('connecting');
+
+  private stream: SseStream | null = null;
+
+  constructor(private readonly api: ApiClient) {}
+
+  start(): void {
+    if (this.stream) return;
+    this.stream = openSseStream({
+      url: LIFECYCLE_URL,
+      onOpen: () => void this.refresh(),
+      onMessage: (m) => {
+        if (m.event !== 'run') return;
+        try {
+          this.merge([decodeRun(JSON.parse(m.data))]);
+        } catch {
+          // One malformed update must not stop the stream; the next
+          // reconnect's refresh corrects the list.
+        }
+      },
+      onState: (s) => {
+        this.connection = s === 'open' ? 'online' : s === 'connecting' ? 'connecting' : 'offline';
+      },
+      onFatal: (err) => {
+        this.error = describeError(err);
+      },
+      maxDelayMs: 10_000,
+    });
+  }
+
+  stop(): void {
+    this.stream?.close();
+    this.stream = null;
+  }
+
+  /** Merges records from any source (a single fetch, the stream, a page). */
+  merge(runs: readonly Run[]): void {
+    this.list = mergeRuns(this.list, runs);
+  }
+
+  get(id: string): Run | null {
+    return this.list.runs.find((r) => r.id === id) ?? null;
+  }
+
+  /** Re-reads the newest page and merges it in. */
+  async refresh(): Promise<void> {
+    try {
+      const page = await this.api.listRuns({ limit: PAGE });
+      // The first load sets the cursor; later refreshes keep older pages
+      // the user loaded (their cursor still points past them).
+      const base = this.loaded ? this.list : { runs: this.list.runs, nextCursor: page.nextCursor };
+      this.list = mergeRuns(base, page.runs);
+      this.loaded = true;
+      this.error = '';
+    } catch (err) {
+      this.error = describeError(err);
+    }
+  }
+
+  async loadMore(): Promise<void> {
+    const cursor = this.list.nextCursor;
+    if (!cursor || this.loadingMore) return;
+    this.loadingMore = true;
+    try {
+      const page = await this.api.listRuns({ limit: PAGE, before: cursor });
+      this.list = appendPage(this.list, page);
+      this.error = '';
+    } catch (err) {
+      this.error = describeError(err);
+    } finally {
+      this.loadingMore = false;
+    }
+  }
+}
