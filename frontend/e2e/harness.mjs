@@ -28,18 +28,24 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
+/** The clawboo binary under test, from CLAWBOO_BIN; throws a how-to when unset. */
+export function requireBin() {
+  const bin = process.env.CLAWBOO_BIN;
+  if (!bin) {
+    throw new Error(
+      'CLAWBOO_BIN is not set. Build the UI and the backend, then point CLAWBOO_BIN at the binary:\n' +
+        '  (cd frontend && npm run build) && go build -o /tmp/clawboo . && (cd frontend && CLAWBOO_BIN=/tmp/clawboo npm run test:e2e)',
+    );
+  }
+  return bin;
+}
+
 /**
  * Starts `$CLAWBOO_BIN serve` on a free loopback port with a fresh home and
  * the mock runtime, and resolves once it prints its URL.
  */
 export async function startServer() {
-  const bin = process.env.CLAWBOO_BIN;
-  if (!bin) {
-    throw new Error(
-      'CLAWBOO_BIN is not set. Build the UI and the backend, then point CLAWBOO_BIN at the binary:\n' +
-        '  (cd frontend && npm run build) && go build -o /tmp/clawboo . && CLAWBOO_BIN=/tmp/clawboo npm run test:e2e',
-    );
-  }
+  const bin = requireBin();
   const home = await mkdtemp(join(tmpdir(), 'clawboo-e2e-'));
   const child = spawn(bin, ['serve', '--home', home, '--addr', '127.0.0.1:0'], {
     env: { ...process.env, CLAWBOO_ENABLE_MOCK_RUNTIME: '1' },
@@ -103,6 +109,12 @@ export async function openPage(browser, url) {
     if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
   });
   await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 10_000 });
+  try {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 10_000 });
+  } catch (err) {
+    // Say what the page shows instead: often "the UI was not built into this binary".
+    const text = (await page.textContent('body').catch(() => '')) ?? '';
+    throw new Error(`the page never became ready: ${err.message}\npage text: ${text.slice(0, 300)}\n${problems.join('\n')}`);
+  }
   return { page, context, problems };
 }

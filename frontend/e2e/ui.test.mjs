@@ -7,7 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, startServer } from './harness.mjs';
+import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+
+// Fail the whole file at once, with the how-to, rather than every test.
+requireBin();
 
 let server;
 let browser;
