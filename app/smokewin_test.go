@@ -57,18 +57,19 @@ func testWindow(t *testing.T, bin string) {
 	// (b) Live events through the real UI: "first" must show while the run
 	// is still running, 1.5 s before "second" and the end.
 	p.startRun("clawboo-mock", "!ok first\n!silent 1500\n!ok second")
-	var liveFirst bool
+	var liveFirst time.Time
 	v := p.waitRun(20*time.Second, "the run to succeed", "", func(v runView) {
-		if v.Status == "running" && strings.Contains(v.Output, "first") && !strings.Contains(v.Output, "second") {
-			liveFirst = true
+		if liveFirst.IsZero() && v.Status == "running" && strings.Contains(v.Output, "first") && !strings.Contains(v.Output, "second") {
+			liveFirst = time.Now()
 		}
 	}, func(v runView) bool { return terminal[v.Status] })
 	if v.Status != "succeeded" || !strings.Contains(v.Output, "first") || !strings.Contains(v.Output, "second") {
 		t.Fatalf("run ended as %+v, want succeeded with first and second", v)
 	}
-	if !liveFirst {
+	if liveFirst.IsZero() {
 		t.Fatal(`"first" never showed while the run was running: events did not reach the page live`)
 	}
+	t.Logf(`"first" showed live, %v before the run was seen to succeed`, time.Since(liveFirst).Round(time.Millisecond))
 	firstRun := v.ID
 
 	// Abort from the UI.
