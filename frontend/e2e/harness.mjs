@@ -41,13 +41,14 @@ export function requireBin() {
 }
 
 /**
- * Starts `$CLAWBOO_BIN serve` on a free loopback port with a fresh home and
- * the mock runtime, and resolves once it prints its URL.
+ * Starts `$CLAWBOO_BIN serve` with the mock runtime and resolves once it
+ * prints its URL. By default it gets a fresh home and a free loopback port;
+ * pass both of a previous server's to restart "the same" backend.
  */
-export async function startServer() {
+export async function startServer({ home: givenHome, addr = '127.0.0.1:0' } = {}) {
   const bin = requireBin();
-  const home = await mkdtemp(join(tmpdir(), 'clawboo-e2e-'));
-  const child = spawn(bin, ['serve', '--home', home, '--addr', '127.0.0.1:0'], {
+  const home = givenHome ?? (await mkdtemp(join(tmpdir(), 'clawboo-e2e-')));
+  const child = spawn(bin, ['serve', '--home', home, '--addr', addr], {
     env: { ...process.env, CLAWBOO_ENABLE_MOCK_RUNTIME: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -57,6 +58,7 @@ export async function startServer() {
     stderr = (stderr + b.toString()).slice(-8000);
   });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  exited.then(() => children.delete(child));
 
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`clawboo serve printed no URL in 15 s\n${stderr}`)), 15_000);
@@ -75,19 +77,27 @@ export async function startServer() {
     });
   });
 
+  const running = () => child.exitCode === null && child.signalCode === null;
   return {
     url,
+    home,
+    addr: new URL(url).host,
+    stderr: () => stderr,
+    /** Kills the process at once, as a crash would: no graceful shutdown. */
+    async kill() {
+      if (running()) child.kill('SIGKILL');
+      await exited;
+    },
+    /** Stops it gracefully (SIGTERM), and removes the home it created. */
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
+      if (running()) {
         child.kill('SIGTERM');
         const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
         await exited;
         clearTimeout(t);
       }
-      children.delete(child);
-      await rm(home, { recursive: true, force: true });
+      if (!givenHome) await rm(home, { recursive: true, force: true });
     },
-    stderr: () => stderr,
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../../lib/api/types';
-import { appendPage, mergeRuns, newerRun } from './runList';
+import { appendPage, belongsInList, mergeRuns, newerRun } from './runList';
 
 const run = (id: string, createdAt: number, over: Partial<Run> = {}): Run => ({
   id,
@@ -74,5 +74,20 @@ describe('appendPage', () => {
     const next = appendPage(list, { runs: [run('a', 1)], nextCursor: null });
     expect(next.runs.map((r) => r.id)).toEqual(['b', 'a']);
     expect(next.nextCursor).toBeNull();
+  });
+});
+
+describe('belongsInList', () => {
+  const list = { runs: [run('c', 3), run('b', 2)], nextCursor: 'b' };
+
+  it('takes runs in the loaded range or already listed', () => {
+    expect(belongsInList(list, run('d', 4))).toBe(true);
+    expect(belongsInList(list, run('b', 2, { status: 'failed' }))).toBe(true);
+  });
+
+  it('leaves a run older than the loaded pages for "load more"', () => {
+    expect(belongsInList(list, run('a', 1))).toBe(false);
+    expect(belongsInList({ ...list, nextCursor: null }, run('a', 1))).toBe(true);
+    expect(belongsInList({ runs: [], nextCursor: null }, run('a', 1))).toBe(true);
   });
 });

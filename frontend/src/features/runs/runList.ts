@@ -58,6 +58,17 @@ export function mergeRuns(list: RunList, incoming: readonly Run[], max = MAX_RUN
   return { runs, nextCursor };
 }
 
+/**
+ * Whether a record fetched on its own (a run opened by its URL) belongs in
+ * the list: a run older than the oldest loaded one, while older pages are
+ * still unloaded, would sit below a gap; it waits for "load more" instead.
+ */
+export function belongsInList(list: RunList, run: Run): boolean {
+  const oldest = list.runs[list.runs.length - 1];
+  if (list.nextCursor === null || oldest === undefined) return true;
+  return list.runs.some((r) => r.id === run.id) || compareRuns(run, oldest) <= 0;
+}
+
 /** Appends an older page fetched with the list's cursor. */
 export function appendPage(list: RunList, page: RunList, max = MAX_RUNS): RunList {
   return mergeRuns({ runs: list.runs, nextCursor: page.nextCursor }, page.runs, max);

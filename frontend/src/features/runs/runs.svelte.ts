@@ -6,7 +6,7 @@ import { describeError, LIFECYCLE_URL, type ApiClient } from '../../lib/api/clie
 import { decodeRun } from '../../lib/api/decode';
 import type { Run } from '../../lib/api/types';
 import { openSseStream, type SseStream } from '../../lib/sse/stream';
-import { appendPage, mergeRuns, type RunList } from './runList';
+import { appendPage, belongsInList, mergeRuns, type RunList } from './runList';
 
 export type Connection = 'connecting' | 'online' | 'offline';
 
@@ -22,6 +22,7 @@ export class RunsStore {
   connection = $state<Connection>('connecting');
 
   private stream: SseStream | null = null;
+  private retry: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly api: ApiClient) {}
 
@@ -52,11 +53,13 @@ export class RunsStore {
   stop(): void {
     this.stream?.close();
     this.stream = null;
+    clearTimeout(this.retry);
   }
 
-  /** Merges records from any source (a single fetch, the stream, a page). */
+  /** Merges records from the stream or a single fetch; see belongsInList. */
   merge(runs: readonly Run[]): void {
-    this.list = mergeRuns(this.list, runs);
+    const fit = runs.filter((r) => belongsInList(this.list, r));
+    if (fit.length > 0) this.list = mergeRuns(this.list, fit);
   }
 
   get(id: string): Run | null {
@@ -75,6 +78,9 @@ export class RunsStore {
       this.error = '';
     } catch (err) {
       this.error = describeError(err);
+      // The stream may stay up while the list read failed: try again.
+      clearTimeout(this.retry);
+      if (this.stream) this.retry = setTimeout(() => void this.refresh(), 3_000);
     }
   }
 
