@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { ApiClient, ApiError, describeError } from './client';
+import { DecodeError, parseRunEvent } from './decode';
+
+interface Seen {
+  url: string;
+  method: string;
+  body: unknown;
+  contentType: string | null;
+}
+
+/** A fetch answering every request with one canned response, recording what was asked. */
+function fake(status: number, body: unknown, raw = false) {
+  const seen: Seen[] = [];
+  const client = new ApiClient(async (url, init) => {
+    seen.push({
+      url,
+      method: init?.method ?? 'GET',
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+      contentType: new Headers(init?.headers).get('Content-Type'),
+    });
+    return new Response(raw ? String(body) : JSON.stringify(body), { status });
+  });
+  return { client, seen };
+}
+
+const RUN = {
+  id: '01ABC',
+  runtimeId: 'clawboo-mock',
+  agentId: null,
+  title: 't',
+  status: 'running',
+  doneReason: null,
+  summary: '',
+  error: '',
+  costUsd: null,
+  costKind: null,
+  inputTokens: 0,
+  outputTokens: 0,
+  lastSeq: 0,
+  createdAt: 1,
+  startedAt: null,
+  endedAt: null,
+};
+
+describe('ApiClient', () => {
+  it('starts a run without waiting, at a relative, escaped URL', async () => {
+    const { client, seen } = fake(202, { runId: 'r1' });
+    expect(await client.startRun('a b', { message: 'hi', context: 'c' })).toEqual({ runId: 'r1' });
+    expect(seen).toEqual([
+      { url: '/api/runtimes/a%20b/run', method: 'POST', body: { message: 'hi', context: 'c', wait: false }, contentType: 'application/json' },
+    ]);
+  });
+
+  it('passes the backend’s error text through', async () => {
+    const { client } = fake(404, { error: "unknown runtime 'nope'" });
+    const err = await client.startRun('nope', { message: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(404);
+    expect((err as ApiError).message).toBe("unknown runtime 'nope'");
+  });
+
+  it('describes a non-JSON error by its status', async () => {
+    const { client } = fake(502, '<html>bad gateway</html>', true);
+    await expect(client.health()).rejects.toThrow('the backend answered 502');
+  });
+
+  it('reports an unreachable backend in words', async () => {
+    const client = new ApiClient(async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    const err = await client.health().catch((e: unknown) => e);
+    expect(err).toEqual(new ApiError(0, 'cannot reach the Clawboo backend'));
+    expect(describeError(err)).toBe('cannot reach the Clawboo backend');
+  });
+
+  it('builds list queries and decodes pages', async () => {
+    const { client, seen } = fake(200, { runs: [RUN], nextCursor: '01ABC' });
+    const page = await client.listRuns({ limit: 50, before: 'X Y' });
+    expect(seen[0]?.url).toBe('/api/runs?limit=50&before=X+Y');
+    expect(page.runs[0]?.id).toBe('01ABC');
+    expect(page.nextCursor).toBe('01ABC');
+    await client.listRuns();
+    expect(seen[1]?.url).toBe('/api/runs');
+  });
+
+  it('refuses answers of the wrong shape with a clear error', async () => {
+    await expect(fake(200, { runs: [{ ...RUN, status: 'weird' }], nextCursor: null }).client.listRuns()).rejects.toThrow(
+      DecodeError,
+    );
+    await expect(fake(200, { runtimes: [] }).client.runtimes()).rejects.toThrow(/runtimes is not/);
+    await expect(fake(202, {}).client.startRun('m', { message: 'x' })).rejects.toThrow(/no runId/);
+  });
+
+  it('aborts by POST and maps 409', async () => {
+    const { client, seen } = fake(409, { error: "run 'r' already finished" });
+    await expect(client.abortRun('r')).rejects.toMatchObject({ status: 409 });
+    expect(seen[0]).toMatchObject({ url: '/api/runs/r/abort', method: 'POST' });
+  });
+});
+
+describe('parseRunEvent', () => {
+  const base = { runId: 'r', seq: 1, ts: 2 };
+
+  it('accepts every kind the backend sends', () => {
+    const evs = [
+      { ...base, kind: 'status', phase: 'init', model: 'mock' },
+      { ...base, kind: 'text-delta', text: 'hi', channel: 'assistant' },
+      { ...base, kind: 'text-delta' },
+      { ...base, kind: 'tool-call', toolCallId: 't', name: 'n', input: { a: [1] } },
+      { ...base, kind: 'tool-result', toolCallId: 't', name: 'n', output: 'ok' },
+      { ...base, kind: 'cost', costUsd: 0.1, usage: { inputTokens: 1, outputTokens: 2 } },
+      { ...base, kind: 'error', code: 'mock', message: 'boom', fatal: true },
+      { ...base, kind: 'done', reason: 'success', summary: 's' },
+    ];
+    for (const e of evs) expect(parseRunEvent(JSON.stringify(e))).toEqual(e);
+  });
+
+  it('drops what it cannot use instead of throwing', () => {
+    for (const bad of [
+      'not json',
+      '[]',
+      JSON.stringify({ ...base, kind: 'new-kind' }),
+      JSON.stringify({ ...base, seq: '1', kind: 'done', reason: 'success' }),
+      JSON.stringify({ ...base, kind: 'tool-call', name: 'no id' }),
+      JSON.stringify({ ...base, kind: 'done' }),
+    ]) {
+      expect(parseRunEvent(bad), bad).toBeNull();
+    }
+  });
+
+  it('gives an error event without a message an empty one', () => {
+    expect(parseRunEvent(JSON.stringify({ ...base, kind: 'error' }))).toMatchObject({ message: '' });
+  });
+});
