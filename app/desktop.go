@@ -65,7 +65,7 @@ func Run(opts Options) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go sh.quitOnSignal(sigs)
 
-	runErr := runWails(sh.options(opts, inProcess(srv.handler, srv.base)))
+	runErr := runWails(sh.options(opts, inProcess(srv.handler, srv.Base())))
 	signal.Stop(sigs)
 	close(sh.finished)
 	return errors.Join(runErr, srv.shutdown(shutdownGrace))

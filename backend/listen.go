@@ -74,31 +74,68 @@ func (b *Backend) Server() *http.Server {
 	}
 }
 
-// Serve serves on ln until ctx ends, then shuts down in order: live runs are
-// aborted (so callers waiting on them get their result), event streams are
-// ended, in-flight requests finish (bounded by grace), and the database is
-// closed last.
-func (b *Backend) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+// Serving is the loopback server running a handler.
+type Serving struct {
+	b          *Backend
+	srv        *http.Server
+	base       context.Context
+	endStreams context.CancelFunc
+	errc       chan error
+}
+
+// Start serves h (nil means the backend's own handler) on ln in the
+// background. Every request's context derives from Base, which Shutdown
+// ends, so long event streams learn of the shutdown.
+func (b *Backend) Start(ln net.Listener, h http.Handler) *Serving {
 	srv := b.Server()
+	if h != nil {
+		srv.Handler = h
+	}
 	base, endStreams := context.WithCancel(context.Background())
-	defer endStreams()
 	srv.BaseContext = func(net.Listener) context.Context { return base }
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	s := &Serving{b: b, srv: srv, base: base, endStreams: endStreams, errc: make(chan error, 1)}
+	go func() { s.errc <- srv.Serve(ln) }()
+	return s
+}
+
+// Base is the context every request of this server derives from; other
+// transports of the same handler (the desktop webview) use it too.
+func (s *Serving) Base() context.Context { return s.base }
+
+// Done delivers the server's error if it stops serving on its own.
+func (s *Serving) Done() <-chan error { return s.errc }
+
+// Shutdown stops in order: live runs are aborted (so callers waiting on them
+// get their result and every stream sees done), streams are ended,
+// in-flight requests finish (bounded by grace), and the database is closed
+// last.
+func (s *Serving) Shutdown(grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	runsErr := s.b.Supervisor.Close(ctx)
+	s.endStreams()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		s.srv.Close()
+	}
 	var serveErr error
 	select {
-	case serveErr = <-errc:
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	runsErr := b.Supervisor.Close(sctx)
-	endStreams()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
+	case serveErr = <-s.errc:
+	default:
 	}
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}
-	return errors.Join(serveErr, runsErr, b.Store.Close())
+	return errors.Join(serveErr, runsErr, s.b.Store.Close())
+}
+
+// Serve serves the backend's handler on ln until ctx ends (or the server
+// fails), then shuts down in order.
+func (b *Backend) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	s := b.Start(ln, nil)
+	var serveErr error
+	select {
+	case serveErr = <-s.errc:
+	case <-ctx.Done():
+	}
+	return errors.Join(serveErr, s.Shutdown(grace))
 }
