@@ -66,8 +66,10 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go') 2>&1); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags $(TAGS) ./app/... .
+	$(GO) vet -tags $(TAGS),e2e ./app/... .
+	$(GO) vet -tags desktopsmoke ./app/...
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags $(TAGS),e2e ./app/... .
 	$(GO) test -count=1 -run '^TestArch' ./backend/
 
 test-go:
