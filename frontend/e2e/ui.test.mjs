@@ -57,11 +57,12 @@ async function until(page, what, pred, timeout = 8_000) {
 }
 
 /** Starts a mock run through the form and waits for its pane. */
-async function startRun(page, message) {
+async function startRun(page, message, context = '') {
   await page.getByTestId('nav-runs').click();
   await page.waitForSelector('[data-testid="run-runtime"] option[value="clawboo-mock"]', { state: 'attached' });
   await page.getByTestId('run-runtime').selectOption('clawboo-mock');
   await page.getByTestId('run-message').fill(message);
+  await page.getByTestId('run-context').fill(context);
   await page.getByTestId('run-start').click();
   await page.waitForFunction(() => /^#\/runs\/[^/]+$/.test(location.hash), null, { timeout: 5_000 });
   const id = await page.evaluate(() => decodeURIComponent(location.hash.split('/')[2]));
@@ -125,7 +126,9 @@ describe('clawboo web UI', { timeout: 60_000 }, () => {
   test('shows tool calls with results, and a call without a result as pending', async () => {
     const { page, context, problems } = await openPage(browser, server.url);
     try {
-      await startRun(page, '!loop 2\n!toolcall deploy');
+      // The mock reads directives from the context too: this proves the
+      // context field reaches the run.
+      await startRun(page, '!loop 2', '!toolcall deploy');
       const s = await until(page, 'three tool calls and success', (s) => s.status === 'succeeded' && s.tools.length === 3);
       assert.deepEqual(s.tools, ['noop:done', 'noop:done', 'deploy:pending']);
       assert.equal(await page.locator('[data-testid="tool-call"][data-tool-name="deploy"]').count(), 1);
