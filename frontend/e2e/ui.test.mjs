@@ -234,6 +234,31 @@ describe('clawboo web UI', { timeout: 60_000 }, () => {
     }
   });
 
+  test('a start the backend refuses shows its reason in words', async () => {
+    const context = await browser.newContext();
+    try {
+      // A runtime list that went stale: it offers a runtime the backend no
+      // longer has, so starting a run on it gets a 404.
+      await context.route('**/api/runtimes', async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        const gone = { ...body.runtimes[0], id: 'gone-runtime', name: 'Gone' };
+        await route.fulfill({ response: res, json: { ...body, runtimes: [gone, ...body.runtimes] } });
+      });
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await page.waitForSelector('[data-testid="run-runtime"] option[value="gone-runtime"]', { state: 'attached' });
+      await page.getByTestId('run-runtime').selectOption('gone-runtime');
+      await page.getByTestId('run-message').fill('hello');
+      await page.getByTestId('run-start').click();
+      const msg = await page.getByTestId('run-form-error').textContent({ timeout: 5_000 });
+      assert.equal(msg, "unknown runtime 'gone-runtime'");
+      assert.equal(await page.evaluate(() => location.hash), '', 'stayed on the form');
+    } finally {
+      await context.close();
+    }
+  });
+
   test('pages through older runs with "load more"', async () => {
     // Seed more runs than one page through the API (no Origin: allowed).
     const api = await browser.newContext();
