@@ -16,7 +16,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 XVFB      := xvfb-run -a -s "-screen 0 1280x800x24"
 
-FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.* frontend/package.json -type f 2>/dev/null)
+FRONTEND_SRC := $(shell find frontend/src frontend/public frontend/index.html frontend/package.json frontend/tsconfig.json frontend/*.config.* -type f 2>/dev/null)
 
 .PHONY: run serve build build-headless test lint test-go test-frontend test-browser test-desktop bench clean deps-serve deps-desktop deps-test
 

@@ -14,9 +14,10 @@ import (
 
 // Messages the host writes when it ends a run itself.
 const (
-	msgNoResult  = "runtime ended without a result"
-	msgNotSaved  = "run events could not be saved"
-	msgAbandoned = "runtime did not stop after abort; abandoned"
+	msgNoResult   = "runtime ended without a result"
+	msgNotSaved   = "run events could not be saved"
+	msgAbandoned  = "runtime did not stop after abort; abandoned"
+	msgNotStarted = "aborted before the runtime started"
 )
 
 // liveRun is the host's state for one run in this process.
@@ -75,16 +76,17 @@ func (l *liveRun) persistFailed(err error) {
 
 // outcome accumulates what the events said, for the ledger row.
 type outcome struct {
-	lastSeq   int64
-	done      *executor.Event
-	fatalMsg  string
-	cost      float64
-	costSeen  bool
-	local     bool
-	usage     executor.Usage
-	timedOut  bool
-	abandoned bool
-	hostError string
+	lastSeq    int64
+	done       *executor.Event
+	fatalMsg   string
+	cost       float64
+	costSeen   bool
+	local      bool
+	usage      executor.Usage
+	timedOut   bool
+	abandoned  bool
+	notStarted bool // aborted while the runtime was still launching
+	hostError  string
 }
 
 func (o *outcome) observe(ev executor.Event) {
@@ -126,15 +128,32 @@ func (l *liveRun) drive() {
 		}
 	}()
 
-	ctx := s.root
+	// The run's context bounds its whole life (cancelling it is a hard
+	// stop). While the runtime is still launching there is nothing to stop
+	// gracefully, so an abort then cancels the launch itself.
+	ctx, cancel := context.WithCancel(s.root)
+	defer cancel()
+	launched := make(chan struct{})
+	go func() {
+		select {
+		case <-l.abortReq:
+			cancel()
+		case <-launched:
+		}
+	}()
 	req := executor.StartRequest{
 		RunID: executor.RunID(l.id), AgentID: l.params.AgentID, Message: l.params.Message,
 		Context: l.params.Context, Emitter: l.em,
 	}
 	run, err := safeStart(ctx, l.adapter, req)
+	close(launched)
 	if err != nil {
 		l.em.Abandon()
-		o.hostError = "start: " + err.Error()
+		if ctx.Err() != nil {
+			o.notStarted = true
+		} else {
+			o.hostError = "start: " + err.Error()
+		}
 		l.finish(&o)
 		return
 	}
@@ -287,6 +306,9 @@ func (l *liveRun) finish(o *outcome) {
 		msg := firstNonEmpty(o.hostError, o.fatalMsg, msgNoResult)
 		if o.abandoned && o.hostError == "" {
 			reason, status, msg = executor.DoneAborted, store.RunAborted, msgAbandoned
+		}
+		if o.notStarted {
+			reason, status, msg = executor.DoneAborted, store.RunAborted, msgNotStarted
 		}
 		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
 		l.synthesize(o, executor.Done(reason, msg))

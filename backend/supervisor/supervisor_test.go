@@ -334,6 +334,27 @@ func TestAbort(t *testing.T) {
 	}
 }
 
+func TestAbortWhileStartingCancelsTheLaunch(t *testing.T) {
+	e := setup(t, Options{})
+	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, Message: "!slowstart 5000\n!ok late"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	begin := time.Now()
+	if err := e.sup.Abort(context.Background(), h.ID); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := h.Wait(context.Background())
+	if el := time.Since(begin); el > 2*time.Second {
+		t.Fatalf("abort waited for the launch: %v", el)
+	}
+	if r.Status != store.RunAborted || *r.DoneReason != "aborted" || r.Summary != msgNotStarted {
+		t.Fatalf("%+v", r)
+	}
+	e.storedEvents(t, r.ID)
+}
+
 func TestCallerGoingAwayDoesNotStopRun(t *testing.T) {
 	e := setup(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
