@@ -18,7 +18,7 @@ var ErrAbandoned = errors.New("run abandoned by host")
 
 // DefaultEmitterBuffer is the channel depth between an adapter and the host.
 // It smooths bursts; beyond it the producer waits (no drops).
-const DefaultEmitterBuffer = 256
+const DefaultEmitterBuffer = 16
 
 // Emitter stamps and carries one run's events. It is the single place that
 // enforces the stream invariants for every adapter: RunID and a strictly

@@ -2,78 +2,182 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
 )
 
-// writerStmts are statements prepared once on the writer connection and
-// bound to each batch's transaction, because run events are the hottest
-// write path in the product.
-type writerStmts struct {
-	insertRun   *sql.Stmt
-	markRunning *sql.Stmt
-	appendEvent *sql.Stmt
-	finishRun   *sql.Stmt
+// The run ledger is the hottest write path in the product (every event of
+// every run), and with a pure-Go SQLite the fixed cost of a transaction
+// dominates a short run. So ledger batches bypass database/sql: they run on
+// the writer connection through driver-level statements prepared once,
+// BEGIN and COMMIT included. Everything else uses database/sql.
+const (
+	qBegin = iota
+	qCommit
+	qRollback
+	qInsertRun
+	qMarkRunning
+	qAppendEvent
+	qFinishRun
+	nQueries
+)
+
+var ledgerSQL = [nQueries]string{
+	qBegin:    `BEGIN IMMEDIATE`,
+	qCommit:   `COMMIT`,
+	qRollback: `ROLLBACK`,
+	qInsertRun: `INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
+		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at)
+		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)`,
+	qMarkRunning: `UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`,
+	qAppendEvent: `INSERT INTO run_events(run_id, seq, kind, data) VALUES (?, ?, ?, ?)`,
+	qFinishRun: `UPDATE runs SET status = ?, done_reason = NULLIF(?, ''), summary = ?, error = ?, cost_usd = ?,
+		cost_kind = NULLIF(?, ''), input_tokens = ?, output_tokens = ?, last_seq = MAX(last_seq, ?), ended_at = ?
+		WHERE id = ? AND status IN ('starting','running')`,
 }
 
-func (s *Store) prepare(ctx context.Context) error {
-	var err error
-	p := func(q string) *sql.Stmt {
+// ledgerStmts are the driver statements of one writer connection.
+type ledgerStmts struct {
+	mu   sync.Mutex
+	conn any // the driver connection they were prepared on
+	st   [nQueries]driver.Stmt
+}
+
+// forConn returns the statements for dc, preparing them when dc is a
+// connection they were not prepared on (the first batch, or after
+// database/sql replaced a broken connection).
+func (l *ledgerStmts) forConn(ctx context.Context, dc any) (*[nQueries]driver.Stmt, error) {
+	if l.conn == dc {
+		return &l.st, nil
+	}
+	// A different connection means the old one was closed, and its
+	// statements with it: forget them, do not finalize them.
+	l.st, l.conn = [nQueries]driver.Stmt{}, nil
+	pc, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, errors.New("sqlite driver cannot prepare statements")
+	}
+	for i, q := range ledgerSQL {
+		st, err := pc.PrepareContext(ctx, q)
 		if err != nil {
-			return nil
+			l.closeAll()
+			return nil, fmt.Errorf("prepare %q: %w", q, err)
 		}
-		var st *sql.Stmt
-		st, err = s.w.PrepareContext(ctx, q)
-		return st
+		l.st[i] = st
 	}
-	s.stmts = writerStmts{
-		insertRun: p(`INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
-			input_tokens, output_tokens, last_seq, created_at, started_at, ended_at)
-			VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)`),
-		markRunning: p(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`),
-		appendEvent: p(`INSERT INTO run_events(run_id, seq, kind, data) VALUES (?, ?, ?, ?)`),
-		finishRun: p(`UPDATE runs SET status = ?, done_reason = NULLIF(?, ''), summary = ?, error = ?, cost_usd = ?,
-			cost_kind = NULLIF(?, ''), input_tokens = ?, output_tokens = ?, last_seq = MAX(last_seq, ?), ended_at = ?
-			WHERE id = ? AND status IN ('starting','running')`),
-	}
-	if err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	return nil
+	l.conn = dc
+	return &l.st, nil
 }
 
-func (w *writerStmts) close() {
-	for _, st := range []*sql.Stmt{w.insertRun, w.markRunning, w.appendEvent, w.finishRun} {
+func (l *ledgerStmts) closeAll() {
+	for i, st := range l.st {
 		if st != nil {
-			st.Close()
+			_ = st.Close()
+			l.st[i] = nil
 		}
 	}
+	l.conn = nil
+}
+
+// close finalizes the statements on their connection before the database
+// closes (SQLite will not close a connection with live statements).
+func (s *Store) closeLedger() {
+	conn, err := s.w.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.Raw(func(any) error {
+		s.ledger.mu.Lock()
+		defer s.ledger.mu.Unlock()
+		s.ledger.closeAll()
+		return nil
+	})
 }
 
 // Batch is one write transaction holding many run-ledger writes. It exists so
 // a busy run's events commit together instead of one transaction each.
 type Batch struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	s     *Store
-	bound map[*sql.Stmt]*sql.Stmt
+	ctx context.Context
+	st  *[nQueries]driver.Stmt
 }
 
-// WriteBatch runs fn in one IMMEDIATE transaction.
-func (s *Store) WriteBatch(ctx context.Context, fn func(b *Batch) error) error {
-	return s.InTx(ctx, func(tx *sql.Tx) error {
-		b := &Batch{ctx: ctx, tx: tx, s: s, bound: map[*sql.Stmt]*sql.Stmt{}}
-		return fn(b)
-	})
-}
-
-func (b *Batch) stmt(st *sql.Stmt) *sql.Stmt {
-	if t, ok := b.bound[st]; ok {
-		return t
+func (b *Batch) exec(q int, args ...any) error {
+	nv := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: value(a)}
 	}
-	t := b.tx.StmtContext(b.ctx, st)
-	b.bound[st] = t
-	return t
+	_, err := b.st[q].(driver.StmtExecContext).ExecContext(b.ctx, nv)
+	return err
+}
+
+// value turns the Go values the ledger uses into driver values.
+func value(a any) driver.Value {
+	switch v := a.(type) {
+	case *string:
+		if v == nil {
+			return nil
+		}
+		return *v
+	case *int64:
+		if v == nil {
+			return nil
+		}
+		return *v
+	case *float64:
+		if v == nil {
+			return nil
+		}
+		return *v
+	case int:
+		return int64(v)
+	}
+	return a
+}
+
+// WriteBatch runs fn in one IMMEDIATE transaction on the writer connection,
+// committing when fn returns nil and rolling back otherwise.
+func (s *Store) WriteBatch(ctx context.Context, fn func(b *Batch) error) error {
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) (err error) {
+		s.ledger.mu.Lock()
+		defer s.ledger.mu.Unlock()
+		st, err := s.ledger.forConn(ctx, dc)
+		if err != nil {
+			return err
+		}
+		b := &Batch{ctx: ctx, st: st}
+		if err := b.exec(qBegin); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		done := false
+		defer func() {
+			if !done {
+				// SQLite may already have rolled back (on a full disk, say);
+				// any other failure leaves the connection's state unknown,
+				// so database/sql is told to discard it.
+				if rerr := b.exec(qRollback); rerr != nil && !strings.Contains(rerr.Error(), "no transaction is active") {
+					s.ledger.closeAll()
+					err = errors.Join(err, driver.ErrBadConn)
+				}
+			}
+		}()
+		if err := fn(b); err != nil {
+			return err
+		}
+		if err := b.exec(qCommit); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		done = true
+		return nil
+	})
 }
 
 // NewRun is a run's first ledger row. When its start or its end is already
@@ -100,7 +204,7 @@ func (b *Batch) InsertRun(r NewRun) error {
 	if r.Final != nil {
 		f, status, ended = *r.Final, r.Final.Status, &r.Final.EndedAt
 	}
-	_, err := b.stmt(b.s.stmts.insertRun).Exec(r.ID, r.RuntimeID, r.AgentID, r.Title, status, f.DoneReason, f.Summary, f.Error,
+	err := b.exec(qInsertRun, r.ID, r.RuntimeID, r.AgentID, r.Title, status, f.DoneReason, f.Summary, f.Error,
 		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
@@ -110,7 +214,7 @@ func (b *Batch) InsertRun(r NewRun) error {
 
 // MarkRunning moves a starting run to running.
 func (b *Batch) MarkRunning(id string, startedAt int64) error {
-	if _, err := b.stmt(b.s.stmts.markRunning).Exec(startedAt, id); err != nil {
+	if err := b.exec(qMarkRunning, startedAt, id); err != nil {
 		return fmt.Errorf("mark running: %w", err)
 	}
 	return nil
@@ -118,7 +222,7 @@ func (b *Batch) MarkRunning(id string, startedAt int64) error {
 
 // AppendEvent stores one event of a run.
 func (b *Batch) AppendEvent(runID string, seq int64, kind string, data []byte) error {
-	if _, err := b.stmt(b.s.stmts.appendEvent).Exec(runID, seq, kind, string(data)); err != nil {
+	if err := b.exec(qAppendEvent, runID, seq, kind, string(data)); err != nil {
 		return fmt.Errorf("append event %s/%d: %w", runID, seq, err)
 	}
 	return nil
@@ -127,7 +231,7 @@ func (b *Batch) AppendEvent(runID string, seq int64, kind string, data []byte) e
 // FinishRun writes a run's terminal state. A run already terminal is left
 // alone: the first terminal write wins.
 func (b *Batch) FinishRun(f RunFinish) error {
-	_, err := b.stmt(b.s.stmts.finishRun).Exec(f.Status, f.DoneReason, f.Summary, f.Error, f.CostUSD, f.CostKind,
+	err := b.exec(qFinishRun, f.Status, f.DoneReason, f.Summary, f.Error, f.CostUSD, f.CostKind,
 		f.InputTokens, f.OutputTokens, f.LastSeq, f.EndedAt, f.ID)
 	if err != nil {
 		return fmt.Errorf("finish run: %w", err)

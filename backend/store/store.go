@@ -42,7 +42,7 @@ type Store struct {
 	r    *sql.DB // query-only pool
 	path string
 
-	stmts writerStmts
+	ledger ledgerStmts
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -72,10 +72,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	s.r = r
-	if err := s.prepare(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
 	return s, nil
 }
 
@@ -96,7 +92,7 @@ func dsn(path string, readOnly bool) string {
 
 // Close closes both pools. It is safe to call once.
 func (s *Store) Close() error {
-	s.stmts.close()
+	s.closeLedger()
 	var errs []error
 	if s.r != nil {
 		errs = append(errs, s.r.Close())

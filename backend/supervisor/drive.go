@@ -28,13 +28,15 @@ type liveRun struct {
 	params  StartParams
 	em      *executor.Emitter
 
-	abortReq   chan struct{}
-	abortOnce  sync.Once
-	abandon    chan struct{}
-	abandonMu  sync.Once
-	persistErr atomic.Pointer[error]
-	persistCh  chan struct{}
-	persistMu  sync.Once
+	// aborted ends when an abort is requested; a context rather than a
+	// channel so the launch can be tied to it without a goroutine.
+	aborted     context.Context
+	requestStop context.CancelFunc
+	abandon     chan struct{}
+	abandonMu   sync.Once
+	persistErr  atomic.Pointer[error]
+	persistCh   chan struct{}
+	persistMu   sync.Once
 
 	mu   sync.Mutex
 	view store.Run // the ledger row as the host knows it
@@ -47,11 +49,11 @@ func newLiveRun(s *Supervisor, id string, a executor.Adapter, p StartParams, now
 	l := &liveRun{
 		s: s, id: id, adapter: a, params: p,
 		em:        executor.NewEmitter(executor.RunID(id), 0),
-		abortReq:  make(chan struct{}),
 		abandon:   make(chan struct{}),
 		persistCh: make(chan struct{}),
 		finished:  make(chan struct{}),
 	}
+	l.aborted, l.requestStop = context.WithCancel(context.Background())
 	l.view = store.Run{ID: id, RuntimeID: string(p.RuntimeID), Title: title(p.Message), Status: store.RunStarting, CreatedAt: now}
 	if p.AgentID != "" {
 		agent := p.AgentID
@@ -66,7 +68,7 @@ func (l *liveRun) snapshot() store.Run {
 	return l.view
 }
 
-func (l *liveRun) requestAbort() { l.abortOnce.Do(func() { close(l.abortReq) }) }
+func (l *liveRun) requestAbort() { l.requestStop() }
 func (l *liveRun) abandonNow()   { l.abandonMu.Do(func() { close(l.abandon) }) }
 
 func (l *liveRun) persistFailed(err error) {
@@ -133,20 +135,13 @@ func (l *liveRun) drive() {
 	// gracefully, so an abort then cancels the launch itself.
 	ctx, cancel := context.WithCancel(s.root)
 	defer cancel()
-	launched := make(chan struct{})
-	go func() {
-		select {
-		case <-l.abortReq:
-			cancel()
-		case <-launched:
-		}
-	}()
+	stopLaunchWatch := context.AfterFunc(l.aborted, cancel)
 	req := executor.StartRequest{
 		RunID: executor.RunID(l.id), AgentID: l.params.AgentID, Message: l.params.Message,
 		Context: l.params.Context, Emitter: l.em,
 	}
 	run, err := safeStart(ctx, l.adapter, req)
-	close(launched)
+	stopLaunchWatch()
 	if err != nil {
 		l.em.Abandon()
 		if ctx.Err() != nil {
@@ -193,7 +188,7 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 		t := time.NewTimer(s.opts.AbortGrace)
 		grace = t.C
 	}
-	abortReq, persistCh := l.abortReq, l.persistCh
+	abortReq, persistCh := l.aborted.Done(), l.persistCh
 	for {
 		select {
 		case ev, ok := <-events:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/store"
@@ -48,31 +49,81 @@ const (
 // commit per batch instead of one per event, and concurrent runs share
 // commits. Ops are applied in queue order, so a run's row always precedes
 // its events and its events precede its finish.
+//
+// The queue is a bounded slice under a mutex rather than a channel so that
+// queuing an op does not wake the writer: the writer is woken when work
+// appears while it is idle, and again only when someone waits on a commit
+// or the queue fills. A short run then costs two wake-ups, not one per op.
 type journal struct {
 	st       *store.Store
 	log      *slog.Logger
 	progress func(runID string) // called after a run's events became durable
-	ops      chan op
-	done     chan struct{}
 	backoff  []time.Duration
 	linger   time.Duration
+
+	mu      sync.Mutex
+	notFull *sync.Cond
+	queue   []op
+	waiters int // ops in queue with a reply
+	closed  bool
+
+	wake   chan struct{} // cap 1: work appeared
+	urgent chan struct{} // cap 1: someone waits, or the queue is full
+	done   chan struct{}
 }
+
+// errJournalClosed answers an op queued after shutdown began.
+var errJournalClosed = errors.New("run ledger is closed")
 
 func newJournal(st *store.Store, log *slog.Logger, progress func(runID string)) *journal {
 	j := &journal{
 		st: st, log: log, progress: progress,
-		ops:     make(chan op, journalQueue),
-		done:    make(chan struct{}),
 		backoff: []time.Duration{20 * time.Millisecond, 200 * time.Millisecond, time.Second},
 		linger:  2 * time.Millisecond,
+		wake:    make(chan struct{}, 1),
+		urgent:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
+	j.notFull = sync.NewCond(&j.mu)
 	go j.loop()
 	return j
 }
 
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 // submit queues an op, waiting while the queue is full (back-pressure on the
 // producing run, never a drop).
-func (j *journal) submit(o op) { j.ops <- o }
+func (j *journal) submit(o op) {
+	j.mu.Lock()
+	for len(j.queue) >= journalQueue && !j.closed {
+		j.notFull.Wait()
+	}
+	if j.closed {
+		j.mu.Unlock()
+		if o.reply != nil {
+			o.reply <- errJournalClosed
+		}
+		if o.onFail != nil {
+			o.onFail(errJournalClosed)
+		}
+		return
+	}
+	j.queue = append(j.queue, o)
+	if o.reply != nil {
+		j.waiters++
+	}
+	hurry := o.reply != nil || len(j.queue) >= maxBatch
+	j.mu.Unlock()
+	signal(j.wake)
+	if hurry {
+		signal(j.urgent)
+	}
+}
 
 // call queues an op and waits for its commit.
 func (j *journal) call(ctx context.Context, o op) error {
@@ -86,9 +137,15 @@ func (j *journal) call(ctx context.Context, o op) error {
 	}
 }
 
-// close flushes what is queued and stops the writer. No submit may follow.
+// close flushes what is queued and stops the writer. Ops queued afterwards
+// fail with errJournalClosed.
 func (j *journal) close() {
-	close(j.ops)
+	j.mu.Lock()
+	j.closed = true
+	j.notFull.Broadcast()
+	j.mu.Unlock()
+	signal(j.wake)
+	signal(j.urgent)
 	<-j.done
 }
 
@@ -102,45 +159,47 @@ func (j *journal) loop() {
 	batch := make([]op, 0, maxBatch)
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
-	for first := range j.ops {
-		batch = append(batch[:0], first)
-		urgent := first.reply != nil
-		if !urgent {
+	for {
+		j.mu.Lock()
+		for len(j.queue) == 0 && !j.closed {
+			j.mu.Unlock()
+			<-j.wake
+			j.mu.Lock()
+		}
+		if len(j.queue) == 0 {
+			j.mu.Unlock()
+			return // closed and drained
+		}
+		hurry := j.waiters > 0 || len(j.queue) >= maxBatch || j.closed
+		j.mu.Unlock()
+		if !hurry {
 			linger.Reset(j.linger)
-		}
-	fill:
-		for len(batch) < maxBatch {
-			if urgent {
-				// Take what is already queued, then commit.
+			select {
+			case <-j.urgent:
+			case <-linger.C:
+			}
+			if !linger.Stop() {
 				select {
-				case o, ok := <-j.ops:
-					if !ok {
-						break fill
-					}
-					batch = append(batch, o)
+				case <-linger.C:
 				default:
-					break fill
 				}
-				continue
-			}
-			select {
-			case o, ok := <-j.ops:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, o)
-				urgent = o.reply != nil
-			case <-linger.C:
-				urgent = true // the wait is over; drain and commit
 			}
 		}
-		if !linger.Stop() {
-			select {
-			case <-linger.C:
-			default:
+		j.mu.Lock()
+		n := min(len(j.queue), maxBatch)
+		batch = append(batch[:0], j.queue[:n]...)
+		rest := copy(j.queue, j.queue[n:])
+		clear(j.queue[rest:])
+		j.queue = j.queue[:rest]
+		for i := range batch {
+			if batch[i].reply != nil {
+				j.waiters--
 			}
 		}
+		j.notFull.Broadcast()
+		j.mu.Unlock()
 		j.commit(batch)
+		clear(batch) // drop event data until the next batch
 	}
 }
 
