@@ -21,9 +21,23 @@ const (
 	qInsertRun
 	qMarkRunning
 	qAppendEvent
+	qAppend2
+	qAppend4
+	qAppend8
+	qAppend32
 	qFinishRun
 	nQueries
 )
+
+// appendSizes are the multi-row event inserts, largest first: a batch of
+// events is written with as few statements as possible, since each
+// statement has a fixed cost several times that of a row.
+var appendSizes = []struct{ q, rows int }{{qAppend32, 32}, {qAppend8, 8}, {qAppend4, 4}, {qAppend2, 2}, {qAppendEvent, 1}}
+
+func appendSQL(rows int) string {
+	return `INSERT INTO run_events(run_id, seq, kind, data) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", rows), ", ")
+}
 
 var ledgerSQL = [nQueries]string{
 	qBegin:    `BEGIN IMMEDIATE`,
@@ -33,7 +47,11 @@ var ledgerSQL = [nQueries]string{
 		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at)
 		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)`,
 	qMarkRunning: `UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`,
-	qAppendEvent: `INSERT INTO run_events(run_id, seq, kind, data) VALUES (?, ?, ?, ?)`,
+	qAppendEvent: appendSQL(1),
+	qAppend2:     appendSQL(2),
+	qAppend4:     appendSQL(4),
+	qAppend8:     appendSQL(8),
+	qAppend32:    appendSQL(32),
 	qFinishRun: `UPDATE runs SET status = ?, done_reason = NULLIF(?, ''), summary = ?, error = ?, cost_usd = ?,
 		cost_kind = NULLIF(?, ''), input_tokens = ?, output_tokens = ?, last_seq = MAX(last_seq, ?), ended_at = ?
 		WHERE id = ? AND status IN ('starting','running')`,
@@ -221,6 +239,31 @@ func (b *Batch) MarkRunning(id string, startedAt int64) error {
 }
 
 // AppendEvent stores one event of a run.
+// NewEvent is one event to store.
+type NewEvent struct {
+	RunID string
+	Seq   int64
+	Kind  string
+	Data  []byte
+}
+
+// AppendEvents stores many events with as few statements as it can.
+func (b *Batch) AppendEvents(evs []NewEvent) error {
+	for _, sz := range appendSizes {
+		for len(evs) >= sz.rows {
+			args := make([]any, 0, 4*sz.rows)
+			for _, e := range evs[:sz.rows] {
+				args = append(args, e.RunID, e.Seq, e.Kind, string(e.Data))
+			}
+			if err := b.exec(sz.q, args...); err != nil {
+				return fmt.Errorf("append events %s/%d..: %w", evs[0].RunID, evs[0].Seq, err)
+			}
+			evs = evs[sz.rows:]
+		}
+	}
+	return nil
+}
+
 func (b *Batch) AppendEvent(runID string, seq int64, kind string, data []byte) error {
 	if err := b.exec(qAppendEvent, runID, seq, kind, string(data)); err != nil {
 		return fmt.Errorf("append event %s/%d: %w", runID, seq, err)

@@ -9,6 +9,8 @@
 //     read-then-write transaction can never fail with SQLITE_BUSY on upgrade.
 //   - Reads use a separate query-only pool, so readers never block the writer
 //     and can never write by accident.
+//   - Checkpoints run beside the writer on their own connection (see
+//     checkpoint.go), never inside a commit, and keep the WAL bounded.
 //   - Migrations are embedded, numbered, applied in order inside one
 //     transaction each at Open, and never edited once shipped. A database
 //     from a newer build is refused rather than guessed at.
@@ -43,6 +45,10 @@ type Store struct {
 	path string
 
 	ledger ledgerStmts
+
+	ckpt     *sql.DB // the checkpointer's own connection
+	ckptStop chan struct{}
+	ckptDone chan struct{}
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -72,6 +78,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	s.r = r
+	if err := s.startCheckpointer(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s for checkpoints: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -84,6 +94,7 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "wal_autocheckpoint(0)") // see checkpoint.go
 		q.Add("_txlock", "immediate")
 	}
 	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
@@ -92,6 +103,7 @@ func dsn(path string, readOnly bool) string {
 
 // Close closes both pools. It is safe to call once.
 func (s *Store) Close() error {
+	s.stopCheckpointer()
 	s.closeLedger()
 	var errs []error
 	if s.r != nil {

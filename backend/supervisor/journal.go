@@ -292,8 +292,21 @@ func apply(b *store.Batch, batch []op) error {
 			}
 		}
 	}
+	var events []store.NewEvent
+	flush := func() error {
+		err := b.AppendEvents(events)
+		events = events[:0]
+		return err
+	}
 	for i := range batch {
 		o := &batch[i]
+		if o.kind == opEvent {
+			events = append(events, store.NewEvent{RunID: o.runID, Seq: o.seq, Kind: o.ekind, Data: o.data})
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
 		var err error
 		switch o.kind {
 		case opCreate:
@@ -302,8 +315,6 @@ func apply(b *store.Batch, batch []op) error {
 			if created[o.runID] == nil {
 				err = b.MarkRunning(o.runID, o.at)
 			}
-		case opEvent:
-			err = b.AppendEvent(o.runID, o.seq, o.ekind, o.data)
 		case opFinish:
 			if created[o.runID] == nil {
 				err = b.FinishRun(o.finish)
@@ -315,5 +326,5 @@ func apply(b *store.Batch, batch []op) error {
 			return err
 		}
 	}
-	return nil
+	return flush()
 }
