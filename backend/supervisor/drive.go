@@ -118,6 +118,7 @@ func (o *outcome) observe(ev executor.Event) {
 func (l *liveRun) drive() {
 	s := l.s
 	defer s.wg.Done()
+	defer l.requestStop() // releases the abort context
 	defer s.forget(l.id)
 	var o outcome
 	defer func() {
