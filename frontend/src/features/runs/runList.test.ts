@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../../lib/api/types';
 import { appendPage, belongsInList, mergeRuns, newerRun } from './runList';
+import { makeRun } from '../../lib/testing/fixtures';
 
-const run = (id: string, createdAt: number, over: Partial<Run> = {}): Run => ({
-  id,
-  runtimeId: 'clawboo-mock',
-  agentId: null,
-  title: id,
-  status: 'running',
-  doneReason: null,
-  summary: '',
-  error: '',
-  costUsd: null,
-  costKind: null,
-  inputTokens: 0,
-  outputTokens: 0,
-  lastSeq: 0,
-  createdAt,
-  startedAt: null,
-  endedAt: null,
-  ...over,
-});
+const run = (id: string, createdAt: number, over: Partial<Run> = {}): Run =>
+  makeRun({ id, title: id, createdAt, ...over });
 
 describe('newerRun', () => {
   it('never moves a run backwards', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Run, RunEvent } from '../../lib/api/types';
 import { canAbort, effectiveStatus, RunAccumulator, runErrorText, statusFromDone } from './runView';
 import { TextBuffer, tail } from './textBuffer';
+import { makeRun } from '../../lib/testing/fixtures';
 
 type Body = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'runId' | 'seq' | 'ts'> : never) : never;
 
@@ -15,25 +16,7 @@ function fold(evs: RunEvent[], acc = new RunAccumulator('r')) {
   return acc.snapshot();
 }
 
-const run = (over: Partial<Run> = {}): Run => ({
-  id: 'r',
-  runtimeId: 'clawboo-mock',
-  agentId: null,
-  title: 't',
-  status: 'running',
-  doneReason: null,
-  summary: '',
-  error: '',
-  costUsd: null,
-  costKind: null,
-  inputTokens: 0,
-  outputTokens: 0,
-  lastSeq: 0,
-  createdAt: 1,
-  startedAt: 1,
-  endedAt: null,
-  ...over,
-});
+const run = (over: Partial<Run> = {}): Run => makeRun({ startedAt: 1, ...over });
 
 describe('RunAccumulator', () => {
   it('accumulates assistant and reasoning text separately', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient, ApiError, describeError } from './client';
 import { DecodeError, parseRunEvent } from './decode';
+import { makeRun } from '../testing/fixtures';
 
 interface Seen {
   url: string;
@@ -24,24 +25,7 @@ function fake(status: number, body: unknown, raw = false) {
   return { client, seen };
 }
 
-const RUN = {
-  id: '01ABC',
-  runtimeId: 'clawboo-mock',
-  agentId: null,
-  title: 't',
-  status: 'running',
-  doneReason: null,
-  summary: '',
-  error: '',
-  costUsd: null,
-  costKind: null,
-  inputTokens: 0,
-  outputTokens: 0,
-  lastSeq: 0,
-  createdAt: 1,
-  startedAt: null,
-  endedAt: null,
-};
+const RUN = makeRun({ id: '01ABC' });
 
 describe('ApiClient', () => {
   it('starts a run without waiting, at a relative, escaped URL', async () => {
