@@ -1,0 +1,218 @@
+package proc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec describes a child process.
+type Spec struct {
+	Path string
+	Args []string // not including the program
+	Dir  string
+	Env  []string // the whole environment (see AllowEnv); nil means empty
+	// Grace is how long a stop waits between SIGTERM and SIGKILL (default 3 s).
+	Grace time.Duration
+	// MaxLine bounds one output line; longer lines are cut (default 64 KiB).
+	MaxLine int
+}
+
+// Line is one line of a child's output, without its newline.
+type Line struct {
+	Stderr    bool
+	Text      string
+	Truncated bool // the line was longer than MaxLine; the rest was dropped
+}
+
+// Exit is how a child ended.
+type Exit struct {
+	Code   int    // exit status; -1 when killed by a signal or never started
+	Signal string // the signal that killed it, if any
+	Err    error  // a wait error other than a non-zero exit
+}
+
+// Child is a running process in its own process group, so stopping it also
+// stops whatever it started.
+type Child struct {
+	cmd      *exec.Cmd
+	grace    time.Duration
+	lines    chan Line
+	done     chan struct{}
+	exit     Exit
+	stopOnce sync.Once
+}
+
+// Start launches the child. Cancelling ctx stops it (SIGTERM to its group,
+// SIGKILL after the grace period). The caller must drain Lines and call Wait.
+func Start(ctx context.Context, s Spec) (*Child, error) {
+	if s.Grace <= 0 {
+		s.Grace = 3 * time.Second
+	}
+	if s.MaxLine <= 0 {
+		s.MaxLine = 64 << 10
+	}
+	cmd := exec.Command(s.Path, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.SysProcAttr = groupAttr()
+	// Our own pipes (not cmd.StdoutPipe): the child gets the write ends
+	// directly, and waiting for the process never races reading its output.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	c := &Child{cmd: cmd, grace: s.Grace, lines: make(chan Line, 64), done: make(chan struct{})}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go c.scan(outR, false, s.MaxLine, &readers)
+	go c.scan(errR, true, s.MaxLine, &readers)
+	drained := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(c.lines)
+		close(drained)
+	}()
+	go func() {
+		err := cmd.Wait()
+		c.exit = exitOf(cmd, err)
+		close(c.done)
+		// A grandchild that kept the pipes open must not keep the reader
+		// waiting forever: give it the grace period, then cut the pipes.
+		t := time.NewTimer(c.grace + time.Second)
+		defer t.Stop()
+		select {
+		case <-drained:
+		case <-t.C:
+		}
+		outR.Close()
+		errR.Close()
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.Stop()
+		case <-c.done:
+		}
+	}()
+	return c, nil
+}
+
+func (c *Child) scan(r io.Reader, stderr bool, max int, wg *sync.WaitGroup) {
+	defer wg.Done()
+	br := bufio.NewReaderSize(r, 4096)
+	var buf []byte
+	truncated := false
+	emit := func() {
+		c.lines <- Line{Stderr: stderr, Text: string(buf), Truncated: truncated}
+		buf, truncated = buf[:0], false
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			body := chunk
+			if body[len(body)-1] == '\n' {
+				body = body[:len(body)-1]
+			}
+			if room := max - len(buf); room > 0 {
+				if len(body) > room {
+					body, truncated = body[:room], true
+				}
+				buf = append(buf, body...)
+			} else if len(body) > 0 {
+				truncated = true
+			}
+			if chunk[len(chunk)-1] == '\n' {
+				if n := len(buf); n > 0 && buf[n-1] == '\r' {
+					buf = buf[:n-1]
+				}
+				emit()
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if len(buf) > 0 || truncated {
+				emit()
+			}
+			return
+		}
+	}
+}
+
+// Lines delivers output in arrival order per stream; it is closed when both
+// streams end.
+func (c *Child) Lines() <-chan Line { return c.lines }
+
+// Wait blocks until the child has exited. Output may still be arriving on
+// Lines; drain it to its end to have all of it.
+func (c *Child) Wait() Exit {
+	<-c.done
+	return c.exit
+}
+
+// Done is closed when the child has exited.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// Pid is the child's process id (also its process group id).
+func (c *Child) Pid() int { return c.cmd.Process.Pid }
+
+// Stop sends SIGTERM to the child's process group and SIGKILL after the
+// grace period if it is still running. Safe to call more than once.
+func (c *Child) Stop() {
+	c.stopOnce.Do(func() {
+		signalGroup(c.cmd.Process.Pid, syscall.SIGTERM)
+		go func() {
+			t := time.NewTimer(c.grace)
+			defer t.Stop()
+			select {
+			case <-c.done:
+				// The leader is gone; reap anything it left in its group.
+				signalGroup(c.cmd.Process.Pid, syscall.SIGKILL)
+			case <-t.C:
+				signalGroup(c.cmd.Process.Pid, syscall.SIGKILL)
+			}
+		}()
+	})
+}
+
+func exitOf(cmd *exec.Cmd, err error) Exit {
+	st := cmd.ProcessState
+	if st == nil {
+		return Exit{Code: -1, Err: err}
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Code: -1, Signal: ws.Signal().String()}
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return Exit{Code: st.ExitCode(), Err: fmt.Errorf("wait: %w", err)}
+	}
+	return Exit{Code: st.ExitCode()}
+}
