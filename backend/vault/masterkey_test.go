@@ -44,8 +44,8 @@ func TestMasterKeyValidForms(t *testing.T) {
 func TestMasterKeyInvalidFormsRefusedWithoutEcho(t *testing.T) {
 	cases := []string{
 		"short-secret-value",
-		strings.Repeat("z", 64),              // 64 characters, not hex, not 32 bytes of base64
-		strings.Repeat("a", 31),              // one short
+		strings.Repeat("z", 64), // 64 characters, not hex, not 32 bytes of base64
+		strings.Repeat("a", 31), // one short
 		base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 31)),
 		"   ",
 		strings.Repeat("é", 17), // 34 bytes of UTF-8

@@ -127,11 +127,11 @@ CEREBRAS_API_KEY=crlf` + "\r\n"
 	cases := []struct {
 		name, want string
 	}{
-		{"ANTHROPIC_API_KEY", ""},               // only in a comment
-		{"GROQ_API_KEY", "gsk-second"},          // first non-empty wins, trimmed
-		{"OPENAI_API_KEY", `"quoted-kept"`},     // no quote stripping
-		{"XAI_API_KEY", ""},                     // "export XAI_API_KEY" is a different key
-		{"MISTRAL_API_KEY", "a=b=c"},            // split at the first =
+		{"ANTHROPIC_API_KEY", ""},           // only in a comment
+		{"GROQ_API_KEY", "gsk-second"},      // first non-empty wins, trimmed
+		{"OPENAI_API_KEY", `"quoted-kept"`}, // no quote stripping
+		{"XAI_API_KEY", ""},                 // "export XAI_API_KEY" is a different key
+		{"MISTRAL_API_KEY", "a=b=c"},        // split at the first =
 		{"TOGETHER_API_KEY", "$HOME/expansion-not-done"},
 		{"CEREBRAS_API_KEY", "crlf"},
 	}
