@@ -18,7 +18,7 @@ XVFB      := xvfb-run -a -s "-screen 0 1280x800x24"
 
 FRONTEND_SRC := $(shell find frontend/src frontend/public frontend/index.html frontend/package.json frontend/tsconfig.json frontend/*.config.* -type f 2>/dev/null)
 
-.PHONY: run serve build build-headless test lint test-go test-frontend test-browser test-desktop bench clean deps-serve deps-desktop deps-test
+.PHONY: run serve build build-headless test lint test-go test-keyring test-frontend test-browser test-desktop bench clean deps-serve deps-desktop deps-test
 
 ## ---- setup ---------------------------------------------------------------
 
@@ -59,7 +59,7 @@ serve: build-headless
 
 ## ---- tests ---------------------------------------------------------------
 
-test: deps-test lint test-go test-frontend test-browser test-desktop
+test: deps-test lint test-go test-keyring test-frontend test-browser test-desktop
 	@echo "make test: all green"
 
 lint:
@@ -74,6 +74,13 @@ lint:
 
 test-go:
 	$(GO) test -race ./...
+
+# The vault against the real Secret Service on a private bus (plus the
+# no-bus fallback). XDG_DATA_HOME keeps the throwaway login keyring (password
+# "pw") out of ~/.local/share/keyrings, where a real one may live.
+test-keyring:
+	d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	  XDG_DATA_HOME=$$d dbus-run-session -- sh -c 'echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; $(GO) test -tags keyring_it -count=1 -run Keyring ./backend/vault/'
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm run check && npm test
