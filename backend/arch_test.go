@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"backend/board":                 {"store", "bus"},
 	"backend/approval":              {"store", "bus"},
 	"backend/budget":                {"store", "bus"},
-	"backend/runtimes":              {"vault", "proc", "executor"},
+	"backend/runtimes":              {"config", "vault", "proc", "executor"},
 	"backend/supervisor":            {"executor", "board", "worktree", "approval", "budget", "vault", "store", "bus"},
 	"backend/api":                   {"config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor"},
 }

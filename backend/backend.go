@@ -19,14 +19,18 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/api"
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/backend/vault"
 )
 
 // Options configure a Backend.
@@ -35,6 +39,10 @@ type Options struct {
 	UI      fs.FS // built frontend; nil serves a "not built" page
 	Log     *slog.Logger
 	Version string
+	// Getenv and Environ read the process environment (nil = os's); tests
+	// inject their own.
+	Getenv  func(string) string
+	Environ func() []string
 }
 
 // Backend is a running Clawboo backend.
@@ -43,8 +51,16 @@ type Backend struct {
 	Store      *store.Store
 	Registry   *executor.Registry
 	Supervisor *supervisor.Supervisor
+	Vault      *vault.Vault
+	Catalog    *runtimes.Catalog
 	API        *api.API
 	log        *slog.Logger
+
+	resolver *proc.Resolver
+	watcher  *proc.Watcher
+	// runtimesChanged wakes live streams when a runtime's state may have
+	// changed.
+	runtimesChanged *bus.Broker[struct{}]
 }
 
 // New opens the database, recovers from any crash, and builds the API.
@@ -75,19 +91,73 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		st.Close()
 		return nil, fmt.Errorf("start supervisor: %w", err)
 	}
-	b := &Backend{Config: cfg, Store: st, Registry: reg, Supervisor: sup, log: log}
+	b := &Backend{Config: cfg, Store: st, Registry: reg, Supervisor: sup, log: log, runtimesChanged: bus.New[struct{}](0)}
+	if err := b.openRuntimes(opts); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
 	b.API = api.New(api.Options{
-		Store: st, Supervisor: sup, Catalog: runtimes.NewCatalog(reg), UI: opts.UI,
+		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Log: log.With("part", "api"), Version: opts.Version,
 	})
 	return b, nil
+}
+
+// openRuntimes builds the key vault, the binary resolver and the runtime
+// catalog, and watches what can change a runtime's state: the folders CLIs
+// are installed to, Codex's credential file and OpenClaw's .env.
+func (b *Backend) openRuntimes(opts Options) error {
+	getenv, environ := opts.Getenv, opts.Environ
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if environ == nil {
+		environ = os.Environ
+	}
+	changed := func() { b.runtimesChanged.Publish(struct{}{}) }
+	v, err := vault.Open(vault.Options{
+		Home: b.Config.Home, Getenv: getenv, ForceFile: b.Config.FileVault,
+		Log: b.log.With("part", "vault"), OnChange: changed,
+	})
+	if err != nil {
+		return err
+	}
+	b.Vault = v
+	b.resolver = proc.NewResolver(proc.ResolverOptions{Getenv: getenv, OnChange: changed, Log: b.log})
+	b.Catalog = runtimes.NewCatalog(runtimes.Options{
+		Registry: b.Registry, Vault: v, Resolver: b.resolver, Getenv: getenv, Environ: environ,
+		EnableMock: b.Config.EnableMock, OnChange: changed, Log: b.log.With("part", "runtimes"),
+	})
+	w, err := proc.NewWatcher(proc.WatcherOptions{Paths: b.Catalog.WatchPaths(), OnChange: changed, Log: b.log})
+	if err != nil {
+		b.log.Warn("credential files are not watched; logins are noticed on re-check", "err", err)
+	} else {
+		b.watcher = w
+	}
+	return nil
 }
 
 // Handler is the one http.Handler serving the API and the UI.
 func (b *Backend) Handler() http.Handler { return b.API }
 
 // Close aborts live runs (bounded by ctx), flushes the ledger and closes the
-// database.
+// database, then the watchers and the vault.
 func (b *Backend) Close(ctx context.Context) error {
-	return errors.Join(b.Supervisor.Close(ctx), b.Store.Close())
+	err := errors.Join(b.Supervisor.Close(ctx), b.Store.Close())
+	return errors.Join(err, b.closeRuntimes())
+}
+
+func (b *Backend) closeRuntimes() error {
+	var errs []error
+	if b.watcher != nil {
+		errs = append(errs, b.watcher.Close())
+	}
+	if b.resolver != nil {
+		errs = append(errs, b.resolver.Close())
+	}
+	if b.Vault != nil {
+		errs = append(errs, b.Vault.Close())
+	}
+	b.runtimesChanged.Close()
+	return errors.Join(errs...)
 }

@@ -125,7 +125,7 @@ func (s *Serving) Shutdown(grace time.Duration) error {
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}
-	return errors.Join(serveErr, runsErr, s.b.Store.Close())
+	return errors.Join(serveErr, runsErr, s.b.Store.Close(), s.b.closeRuntimes())
 }
 
 // Serve serves the backend's handler on ln until ctx ends (or the server

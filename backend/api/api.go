@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -42,6 +43,9 @@ type Options struct {
 	Store      *store.Store
 	Supervisor *supervisor.Supervisor
 	Catalog    *runtimes.Catalog
+	// RuntimesChanged wakes live streams when a runtime's state may have
+	// changed (an install finished, a key was connected, a CLI appeared).
+	RuntimesChanged *bus.Broker[struct{}]
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -94,6 +98,11 @@ func (a *API) routes() {
 	a.mux.Handle("/api/health", methods{"GET": a.health})
 	a.mux.Handle("/api/runtimes", methods{"GET": a.listRuntimes})
 	a.mux.Handle("/api/runtimes/{id}/run", methods{"POST": a.startRun})
+	a.mux.Handle("/api/runtimes/{id}/install", methods{"POST": a.install})
+	a.mux.Handle("/api/runtimes/{id}/connect", methods{"POST": a.connect})
+	a.mux.Handle("/api/runtimes/{id}/disconnect", methods{"POST": a.disconnect})
+	a.mux.Handle("/api/runtimes/{id}/healthcheck", methods{"POST": a.healthcheck})
+	a.mux.Handle("/api/runtimes/{id}/recheck", methods{"POST": a.recheck})
 	a.mux.Handle("/api/runs", methods{"GET": a.listRuns})
 	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})
 	a.mux.Handle("/api/runs/{id}/events", methods{"GET": a.runEvents})
@@ -174,10 +183,6 @@ func sameOrigin(r *http.Request) bool {
 
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": a.opts.Version})
-}
-
-func (a *API) listRuntimes(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, a.opts.Catalog.List(r.Context()))
 }
 
 // writeJSON writes v with status.

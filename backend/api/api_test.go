@@ -15,20 +15,27 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/backend/vault"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 type fixture struct {
-	srv *httptest.Server
-	st  *store.Store
-	sup *supervisor.Supervisor
-	api *API
+	srv   *httptest.Server
+	st    *store.Store
+	sup   *supervisor.Supervisor
+	api   *API
+	vault *vault.Vault
+	cat   *runtimes.Catalog
+	home  string
+	env   map[string]string // the fixture's process environment
 }
 
 func newFixtureB(b *testing.B) *fixture { return newFixtureTB(b, nil) }
@@ -50,7 +57,23 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Store: st, Supervisor: sup, Catalog: runtimes.NewCatalog(reg), Version: "test"}
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "PATH": filepath.Join(home, "bin")}
+	getenv := func(k string) string { return env[k] }
+	v, err := vault.Open(vault.Options{Home: home, Getenv: getenv, ForceFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := proc.NewResolver(proc.ResolverOptions{Getenv: getenv, NoWatch: true})
+	changed := bus.New[struct{}](0)
+	cat := runtimes.NewCatalog(runtimes.Options{
+		Registry: reg, Vault: v, Resolver: res, Getenv: getenv, EnableMock: true,
+		Environ: func() []string {
+			return []string{"PATH=" + env["PATH"], "HOME=" + home, "ANTHROPIC_API_KEY=" + ambientSentinel}
+		},
+		OnChange: func() { changed.Publish(struct{}{}) }, HealthTimeout: 2 * time.Second,
+	})
+	opts := Options{Store: st, Supervisor: sup, Catalog: cat, RuntimesChanged: changed, Version: "test"}
 	if ui != nil {
 		opts.UI = ui
 	}
@@ -65,8 +88,10 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 		}
 		srv.Close()
 		st.Close()
+		v.Close()
+		changed.Close()
 	})
-	return &fixture{srv: srv, st: st, sup: sup, api: a}
+	return &fixture{srv: srv, st: st, sup: sup, api: a, vault: v, cat: cat, home: home, env: env}
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (int, http.Header, []byte) {
@@ -105,6 +130,10 @@ func errorOf(t *testing.T, b []byte) string {
 	return decode[map[string]string](t, b)["error"]
 }
 
+// ambientSentinel is a provider key in the server's own environment: it
+// must never reach a child that is not a runtime.
+const ambientSentinel = "sk-ant-ambient-SENTINEL-0xC1AWB00"
+
 func TestRuntimesListsMockOnlyUnderRuntimes(t *testing.T) {
 	f := newFixture(t, nil)
 	code, _, b := f.do(t, "GET", "/api/runtimes", "")
@@ -112,7 +141,13 @@ func TestRuntimesListsMockOnlyUnderRuntimes(t *testing.T) {
 		t.Fatal(code, string(b))
 	}
 	l := decode[runtimes.Listing](t, b)
-	if len(l.Runtimes) != 1 || l.Runtimes[0].ID != executor.Mock || !l.Runtimes[0].Health.OK || l.Runtimes[0].ConnectionState != runtimes.StateReady {
+	var mockEntry *runtimes.Entry
+	for i := range l.Runtimes {
+		if l.Runtimes[i].ID == executor.Mock {
+			mockEntry = &l.Runtimes[i]
+		}
+	}
+	if len(l.Runtimes) != 5 || mockEntry == nil || !mockEntry.Health.OK || mockEntry.ConnectionState != runtimes.StateReady || !mockEntry.CanRun {
 		t.Fatalf("%+v", l.Runtimes)
 	}
 	if len(l.Available) != 4 {

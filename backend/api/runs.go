@@ -62,6 +62,10 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	})
 	switch {
 	case errors.Is(err, supervisor.ErrUnknownRuntime):
+		if _, listed := a.opts.Catalog.Descriptor(rt); listed {
+			writeError(w, http.StatusNotImplemented, "runtime '%s' cannot run tasks in this version of Clawboo yet", rt)
+			return
+		}
 		writeError(w, http.StatusNotFound, "unknown runtime '%s'", rt)
 		return
 	case errors.Is(err, supervisor.ErrClosed):

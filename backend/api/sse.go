@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -166,18 +167,27 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// liveUpdates streams run lifecycle changes ("run" events carrying the run
-// as GET /api/runs/{id} returns it) for pages that list runs. A client too
-// slow to keep up is disconnected and re-reads the list when it reconnects.
+// liveUpdates streams what list pages show: "run" events carrying a run as
+// GET /api/runs/{id} returns it, whenever a run is created, starts or ends;
+// and "runtimes" events carrying GET /api/runtimes' body whenever it
+// changed. A client too slow to keep up is disconnected and re-reads what it
+// shows when it reconnects.
 func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
-	sub := a.opts.Supervisor.Updates.Subscribe(256)
-	defer sub.Close()
+	runs := a.opts.Supervisor.Updates.Subscribe(256)
+	defer runs.Close()
+	var changed <-chan struct{}
+	if a.opts.RuntimesChanged != nil {
+		sub := a.opts.RuntimesChanged.Subscribe(1)
+		defer sub.Close()
+		changed = sub.C()
+	}
 	sse := newSSE(w)
 	ping := time.NewTicker(keepAlive)
 	defer ping.Stop()
+	var lastRuntimes []byte
 	for {
 		select {
-		case run, ok := <-sub.C():
+		case run, ok := <-runs.C():
 			if !ok {
 				return
 			}
@@ -186,15 +196,22 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			sse.event(0, "run", b)
-			if sse.flush() != nil {
+		case _, ok := <-changed:
+			if !ok {
 				return
 			}
+			b, err := json.Marshal(a.opts.Catalog.List(r.Context()))
+			if err != nil || bytes.Equal(b, lastRuntimes) {
+				continue
+			}
+			lastRuntimes = b
+			sse.event(0, "runtimes", b)
 		case <-ping.C:
 			sse.comment("ping")
-			if sse.flush() != nil {
-				return
-			}
 		case <-r.Context().Done():
+			return
+		}
+		if sse.flush() != nil {
 			return
 		}
 	}

@@ -24,6 +24,7 @@ const (
 	EnvHome          = "CLAWBOO_HOME"
 	EnvEnableMock    = "CLAWBOO_ENABLE_MOCK_RUNTIME"
 	EnvIdleTimeout   = "CLAWBOO_RUN_IDLE_TIMEOUT"
+	EnvVault         = "CLAWBOO_VAULT"
 	DefaultIdleLimit = 30 * time.Minute
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	EnableMock bool
 	// IdleTimeout aborts a run that emits nothing for this long.
 	IdleTimeout time.Duration
+	// FileVault keeps keys in the encrypted file even when an OS keychain
+	// is available (CLAWBOO_VAULT=file).
+	FileVault bool
 }
 
 // Getenv is the shape of os.Getenv, injected so tests never touch the real
@@ -60,10 +64,19 @@ func Load(home string, getenv Getenv) (Config, error) {
 			return Config{}, fmt.Errorf("%s: %w", EnvIdleTimeout, err)
 		}
 	}
+	var fileVault bool
+	switch v := getenv(EnvVault); v {
+	case "", "auto", "keychain":
+	case "file":
+		fileVault = true
+	default:
+		return Config{}, fmt.Errorf("%s: %q is not one of auto, keychain, file", EnvVault, v)
+	}
 	return Config{
 		Home:        h,
 		EnableMock:  getenv(EnvEnableMock) == "1",
 		IdleTimeout: idle,
+		FileVault:   fileVault,
 	}, nil
 }
 

@@ -30,6 +30,7 @@ func TestLoad(t *testing.T) {
 		{name: "idle garbage", flag: tmp, env: map[string]string{EnvIdleTimeout: "soon"}, wantErr: true},
 		{name: "idle negative", flag: tmp, env: map[string]string{EnvIdleTimeout: "-5s"}, wantErr: true},
 		{name: "idle zero", flag: tmp, env: map[string]string{EnvIdleTimeout: "0"}, wantErr: true},
+		{name: "vault garbage", flag: tmp, env: map[string]string{EnvVault: "cloud"}, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +53,9 @@ func TestLoad(t *testing.T) {
 
 func TestPaths(t *testing.T) {
 	c := Config{Home: "/h"}
+	if c, err := Load("/h", env(map[string]string{EnvVault: "file"})); err != nil || !c.FileVault {
+		t.Fatal(c, err)
+	}
 	if c.DBPath() != "/h/clawboo.db" || c.PortFile() != "/h/api-port.txt" {
 		t.Fatal(c.DBPath(), c.PortFile())
 	}

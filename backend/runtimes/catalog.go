@@ -1,158 +1,193 @@
 // Package runtimes is the runtime catalog: what each runtime is, whether it
-// is installed and connected, and the public view GET /api/runtimes returns.
+// is installed and connected, and the actions that change that (install,
+// connect, disconnect, health-check a provider key, re-check).
 //
 // Invariants:
-//   - The catalog is data (descriptors), built by the composition root; there
-//     is no global catalog.
-//   - Nothing this package returns ever carries a secret: entries say whether
-//     a credential exists, never what it is.
-//   - clawboo-mock is never part of the public descriptor list ("available"),
-//     even when it is offered as a runtime.
+//   - The catalog is data (descriptors) plus live lookups; it is built by the
+//     composition root, never global.
+//   - Nothing this package returns carries a secret: entries say whether a
+//     credential exists and where it comes from, never what it is. A key
+//     given to Connect goes to the vault and nowhere else; a key given to
+//     HealthCheck is used for one request and dropped.
+//   - Listing never spawns a process or calls the keychain: binaries come
+//     from the resolver's cache, credentials from the vault's presence index,
+//     the Codex login from its credential file (re-read only when it
+//     changes). That keeps GET /api/runtimes well under a millisecond.
+//   - clawboo-mock is never part of the public catalog ("available"), even
+//     when it is offered as a runtime; OpenClaw is not a catalog runtime.
+//   - Installers run with an allowlisted environment (no provider keys),
+//     one per runtime at a time, and die with the request that started them.
 package runtimes
 
 import (
 	"context"
+	"log/slog"
+	"net/http"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/proc"
+	"github.com/clawboo/desktop/backend/vault"
 )
 
-// AuthKind is how a runtime authenticates.
-type AuthKind string
-
-// Auth kinds.
-const (
-	AuthAPIKey AuthKind = "api-key"
-	AuthOAuth  AuthKind = "oauth"
-	AuthNone   AuthKind = "none"
-)
-
-// ConnectionState drives the runtime card in the UI.
-type ConnectionState string
-
-// Connection states (seed 002).
-const (
-	StateNotInstalled ConnectionState = "not-installed"
-	StateNeedsAuth    ConnectionState = "needs-auth"
-	StateNeedsLogin   ConnectionState = "needs-login"
-	StateReady        ConnectionState = "ready"
-)
-
-// Descriptor is the static, public description of a runtime.
-type Descriptor struct {
-	ID             executor.ID `json:"id"`
-	Name           string      `json:"name"`
-	BuiltIn        bool        `json:"builtIn"`
-	AuthKind       AuthKind    `json:"authKind"`
-	EnvVar         *string     `json:"envVar"`
-	AltEnvVars     []string    `json:"altEnvVars"`
-	InstallCommand *string     `json:"installCommand"`
-	DocsURL        string      `json:"docsUrl"`
-	HealthBin      *string     `json:"healthBin"`
+// Options wire a Catalog.
+type Options struct {
+	Registry *executor.Registry
+	Vault    *vault.Vault
+	Resolver *proc.Resolver
+	// Getenv and Environ read the server's environment (nil = os's).
+	Getenv  func(string) string
+	Environ func() []string
+	// EnableMock lists clawboo-mock among the runtimes (it must also be
+	// registered to run).
+	EnableMock bool
+	// HTTP is the client for provider health checks; nil builds one that
+	// never follows redirects.
+	HTTP *http.Client
+	// HealthTimeout bounds a provider health check (default 8 s).
+	HealthTimeout time.Duration
+	// OnChange is called after an action changed what List returns.
+	OnChange func()
+	Log      *slog.Logger
 }
 
-func ptr(s string) *string { return &s }
+// Catalog answers what runtimes exist and what state they are in.
+type Catalog struct {
+	opts  Options
+	descs []Descriptor
+	codex *codexLogin
 
-// Descriptors is the catalog of runtimes a user can connect (seed 002's
-// per-runtime matrix). OpenClaw is connected differently and is not here.
-func Descriptors() []Descriptor {
-	return []Descriptor{
-		{ID: executor.ClaudeCode, Name: "Claude Code", AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"), AltEnvVars: []string{},
-			InstallCommand: ptr("npm install -g @anthropic-ai/claude-code@2"), DocsURL: "https://docs.claude.com/en/docs/claude-code", HealthBin: ptr("claude")},
-		{ID: executor.Codex, Name: "Codex", AuthKind: AuthOAuth, AltEnvVars: []string{},
-			InstallCommand: ptr("npm install -g @openai/codex@0"), DocsURL: "https://developers.openai.com/codex/cli", HealthBin: ptr("codex")},
-		{ID: executor.Hermes, Name: "Hermes", AuthKind: AuthAPIKey, EnvVar: ptr("OPENROUTER_API_KEY"), AltEnvVars: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"},
-			InstallCommand: ptr("pipx install 'hermes-agent<1'"), DocsURL: "https://hermes-agent.nousresearch.com/docs", HealthBin: ptr("hermes")},
-		{ID: executor.Native, Name: "Clawboo Native", BuiltIn: true, AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"),
-			AltEnvVars: []string{"OPENAI_API_KEY", "OPENROUTER_API_KEY"}, DocsURL: "https://docs.claw.boo/runtimes/native"},
+	mu         sync.Mutex
+	installing map[executor.ID]bool
+}
+
+// NewCatalog builds the catalog.
+func NewCatalog(opts Options) *Catalog {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
 	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.HealthTimeout <= 0 {
+		opts.HealthTimeout = 8 * time.Second
+	}
+	if opts.HTTP == nil {
+		opts.HTTP = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if opts.OnChange == nil {
+		opts.OnChange = func() {}
+	}
+	c := &Catalog{opts: opts, descs: Descriptors(), installing: map[executor.ID]bool{}, codex: newCodexLogin(opts.Getenv)}
+	if opts.EnableMock {
+		c.descs = append(c.descs, mockDescriptor())
+	}
+	return c
 }
 
-// mockDescriptor describes clawboo-mock for its runtimes[] entry only.
-func mockDescriptor() Descriptor {
-	return Descriptor{ID: executor.Mock, Name: "Mock (fault injection)", BuiltIn: true, AuthKind: AuthNone, AltEnvVars: []string{},
-		DocsURL: "https://docs.claw.boo/reference/packages/adapters#mock-fault-injection"}
+// WatchPaths are the files whose changes can change a connection state
+// (Codex's credential file, OpenClaw's .env), for the composition root to
+// watch alongside the resolver's folders.
+func (c *Catalog) WatchPaths() []string {
+	paths := []string{c.codex.authPath()}
+	if c.opts.Vault != nil {
+		paths = append(paths, c.opts.Vault.OpenClawEnvPath())
+	}
+	return paths
 }
 
-// Entry is one runtime as GET /api/runtimes lists it.
-type Entry struct {
-	Descriptor
-	ParticipantKind string                `json:"participantKind"`
-	Capabilities    executor.Capabilities `json:"capabilities"`
-	Health          executor.Health       `json:"health"`
-	Installed       bool                  `json:"installed"`
-	BinPath         *string               `json:"binPath"`
-	HasCredential   bool                  `json:"hasCredential"`
-	ConnectionState ConnectionState       `json:"connectionState"`
+// Descriptor returns the catalog entry of a runtime.
+func (c *Catalog) Descriptor(id executor.ID) (Descriptor, bool) {
+	for _, d := range c.descs {
+		if d.ID == id {
+			return d, true
+		}
+	}
+	return Descriptor{}, false
+}
+
+// VaultInfo says where keys are kept, for the UI.
+type VaultInfo struct {
+	Backend string `json:"backend"` // keychain | file
+	Detail  string `json:"detail"`
+	Probing bool   `json:"probing"`
 }
 
 // Listing is the body of GET /api/runtimes.
 type Listing struct {
 	Runtimes  []Entry      `json:"runtimes"`
 	Available []Descriptor `json:"available"`
+	Vault     VaultInfo    `json:"vault"`
 }
 
-// Catalog answers what runtimes exist and what state they are in.
-type Catalog struct {
-	reg   *executor.Registry
-	descs map[executor.ID]Descriptor
-}
-
-// NewCatalog builds the catalog over the registered adapters.
-func NewCatalog(reg *executor.Registry) *Catalog {
-	d := map[executor.ID]Descriptor{executor.Mock: mockDescriptor()}
-	for _, x := range Descriptors() {
-		d[x.ID] = x
-	}
-	return &Catalog{reg: reg, descs: d}
-}
-
-// DeriveState is seed 002's state table.
-func DeriveState(installed bool, kind AuthKind, hasCredential, loggedIn bool) ConnectionState {
-	switch {
-	case !installed:
-		return StateNotInstalled
-	case kind == AuthNone:
-		return StateReady
-	case kind == AuthOAuth && loggedIn, kind == AuthAPIKey && hasCredential:
-		return StateReady
-	case kind == AuthOAuth:
-		return StateNeedsLogin
-	default:
-		return StateNeedsAuth
-	}
-}
-
-// List returns every registered runtime with its live health (probed
-// concurrently, each bounded by executor.HealthTimeout) and the public
-// catalog.
+// List returns every catalog runtime with its live state, and the public
+// catalog. Health of registered adapters is probed concurrently, each
+// bounded by executor.HealthTimeout.
 func (c *Catalog) List(ctx context.Context) Listing {
-	adapters := c.reg.List()
-	entries := make([]Entry, len(adapters))
+	entries := make([]Entry, len(c.descs))
 	var wg sync.WaitGroup
-	for i, a := range adapters {
+	for i, d := range c.descs {
 		wg.Add(1)
-		go func(i int, a executor.Adapter) {
+		go func(i int, d Descriptor) {
 			defer wg.Done()
-			entries[i] = c.entry(ctx, a)
-		}(i, a)
+			entries[i] = c.entry(ctx, d)
+		}(i, d)
 	}
 	wg.Wait()
-	return Listing{Runtimes: entries, Available: Descriptors()}
+	var avail []Descriptor
+	for _, d := range c.descs {
+		if d.ID != executor.Mock {
+			avail = append(avail, d)
+		}
+	}
+	return Listing{Runtimes: entries, Available: avail, Vault: c.vaultInfo()}
 }
 
-func (c *Catalog) entry(ctx context.Context, a executor.Adapter) Entry {
-	d, ok := c.descs[a.ID()]
+// Entry returns one runtime's live state.
+func (c *Catalog) Entry(ctx context.Context, id executor.ID) (Entry, bool) {
+	d, ok := c.Descriptor(id)
 	if !ok {
-		d = Descriptor{ID: a.ID(), Name: a.Name(), BuiltIn: true, AuthKind: AuthNone, AltEnvVars: []string{}}
+		return Entry{}, false
 	}
-	e := Entry{
-		Descriptor:      d,
-		ParticipantKind: "agent",
-		Capabilities:    a.Capabilities(),
-		Health:          executor.ProbeHealth(ctx, a),
-		Installed:       d.BuiltIn,
+	return c.entry(ctx, d), true
+}
+
+func (c *Catalog) vaultInfo() VaultInfo {
+	if c.opts.Vault == nil {
+		return VaultInfo{Backend: "none", Detail: "no vault configured"}
 	}
-	e.ConnectionState = DeriveState(e.Installed, d.AuthKind, e.HasCredential, false)
-	return e
+	st := c.opts.Vault.Status()
+	return VaultInfo{Backend: string(st.Backend), Detail: st.Detail, Probing: st.Probing}
+}
+
+// Recheck drops cached lookups (binaries, the Codex login) and, when the
+// Codex CLI is installed, asks it whether it is logged in.
+func (c *Catalog) Recheck(ctx context.Context, id executor.ID) {
+	if c.opts.Resolver != nil {
+		c.opts.Resolver.Invalidate()
+	}
+	c.codex.invalidate()
+	if id == executor.Codex {
+		if bin, ok := c.find("codex"); ok {
+			c.codex.askCLI(ctx, bin, c.childEnv(nil))
+		}
+	}
+	c.opts.OnChange()
+}
+
+func (c *Catalog) find(name string) (string, bool) {
+	if c.opts.Resolver == nil {
+		return "", false
+	}
+	return c.opts.Resolver.Find(name)
+}
+
+// childEnv is the environment of a non-runtime child: the allowlist only.
+func (c *Catalog) childEnv(extra map[string]string) []string {
+	return proc.AllowEnv(c.opts.Environ(), append(append([]string{}, proc.BaseEnv...), proc.InstallerEnv...), proc.InstallerPrefixes, extra)
 }

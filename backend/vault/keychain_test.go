@@ -220,6 +220,17 @@ func TestKeychainFallsBackToFileKeysFromEarlierStarts(t *testing.T) {
 	if v2.Has("GROQ_API_KEY") {
 		t.Fatal("delete must remove the file copy too")
 	}
+	// Replacing a key kept in the file moves it to the keychain: no stale
+	// copy is left to resurface on a start without a keychain.
+	v3 := openVault(t, home, nil, Options{ForceFile: true})
+	mustSet(t, v3, "XAI_API_KEY", "xai-old")
+	mustSet(t, v2, "XAI_API_KEY", "xai-new")
+	if v3.Has("XAI_API_KEY") {
+		t.Fatal("the old file copy was left behind")
+	}
+	if s, _ := kr.item("XAI_API_KEY"); s != "xai-new" {
+		t.Fatal("the new key is not in the keychain")
+	}
 }
 
 func TestKeychainNoSessionBusNeverAutolaunches(t *testing.T) {

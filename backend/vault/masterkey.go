@@ -100,7 +100,7 @@ func (v *Vault) writeKey() ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("generate master key: %w", err)
 	}
-	tmp := path + ".new"
+	tmp := path + ".new-" + randomHex(6) // unique: a racing process has its own
 	if err := writeAtomic(tmp, []byte(base64.StdEncoding.EncodeToString(key)+"\n")); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,14 @@ func (v *Vault) Set(ctx context.Context, name, secret string) error {
 			return fmt.Errorf("store %s in the keychain: %w", name, scrub(err, secret))
 		}
 		v.mark(name, true)
+		// An older copy in the file (from a start without a keychain)
+		// must not resurface as a stale key if the keychain is later
+		// unavailable.
+		if v.files.has(name) {
+			if err := v.fileDelete(name); err != nil {
+				v.log.Warn("vault: cannot remove an older file copy of a key", "name", name, "err", err)
+			}
+		}
 	} else if err := v.fileSet(name, secret); err != nil {
 		return fmt.Errorf("store %s: %w", name, err)
 	}
@@ -128,6 +136,9 @@ func (v *Vault) Delete(ctx context.Context, name string) error {
 // listings cost microseconds. With the keychain backend the encrypted
 // file still counts: it is read as a fallback.
 func (v *Vault) Has(name string) bool {
+	if validName(name) != nil {
+		return false
+	}
 	v.mu.RLock()
 	kc := v.backend == BackendKeychain && v.kcNames[name]
 	v.mu.RUnlock()

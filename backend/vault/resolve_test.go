@@ -8,7 +8,7 @@ import (
 )
 
 // writeDotEnv writes an OpenClaw .env at path, creating its folder.
-func writeDotEnv(t *testing.T, path, content string) {
+func writeDotEnv(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
