@@ -178,7 +178,8 @@ func Open(opts Options) (*Vault, error) {
 		v.callTimeout = DefaultCallTimeout
 	}
 	if v.kr == nil {
-		v.kr = newOSKeyring(getenv)
+		// The guard reads the real environment: that is what godbus reads.
+		v.kr = newOSKeyring(os.Getenv)
 	}
 	if raw := getenv(EnvMasterKey); raw != "" {
 		key, err := parseMasterKey(raw)
