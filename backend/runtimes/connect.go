@@ -2,12 +2,14 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/vault"
 )
 
 // UserError is a refusal with the HTTP status and words the API returns.
@@ -91,6 +93,9 @@ func (c *Catalog) Connect(ctx context.Context, id executor.ID, apiKey, provider 
 		apiKey = existing
 	}
 	if err := c.opts.Vault.Set(ctx, p.EnvVar, apiKey); err != nil {
+		if errors.Is(err, vault.ErrInvalid) {
+			return ConnectResult{}, badRequest("%v", err)
+		}
 		return ConnectResult{}, fmt.Errorf("store the key: %w", err)
 	}
 	return c.reconnected(ctx, d)

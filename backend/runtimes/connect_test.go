@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -29,6 +30,10 @@ func TestConnectRefusals(t *testing.T) {
 	userErr(t, err, http.StatusBadRequest, "runtime 'claude-code' does not use OpenAI keys")
 	_, err = w.cat.Connect(ctx, executor.Native, "", "groq")
 	userErr(t, err, http.StatusBadRequest, "no existing key found for groq — paste one to connect")
+	var ue *UserError
+	if _, err := w.cat.Connect(ctx, executor.ClaudeCode, "sk-\x00nul", ""); !errors.As(err, &ue) || ue.Status != 400 || strings.Contains(ue.Msg, "nul") {
+		t.Fatalf("a key with a control character: %v", err)
+	}
 	if _, err := w.cat.Connect(ctx, "openclaw", "k", ""); !errors.Is(err, ErrUnknownRuntime) {
 		t.Fatal(err)
 	}
