@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient, ApiError, describeError } from './client';
-import { DecodeError, parseRunEvent } from './decode';
-import { makeRun } from '../testing/fixtures';
+import { DecodeError, parseInstallEvent, parseRunEvent } from './decode';
+import { makeRun, makeRuntime } from '../testing/fixtures';
+import type { InstallEvent } from './types';
 
 interface Seen {
   url: string;
@@ -80,6 +81,92 @@ describe('ApiClient', () => {
     const { client, seen } = fake(409, { error: "run 'r' already finished" });
     await expect(client.abortRun('r')).rejects.toMatchObject({ status: 409 });
     expect(seen[0]).toMatchObject({ url: '/api/runs/r/abort', method: 'POST' });
+  });
+});
+
+describe('ApiClient runtimes', () => {
+  const vault = { backend: 'file', detail: '', probing: false };
+
+  it('reads the runtimes list with where keys are kept', async () => {
+    const { client } = fake(200, { runtimes: [makeRuntime()], available: [], vault });
+    const res = await client.runtimes();
+    expect(res.runtimes[0]?.connectionState).toBe('not-installed');
+    expect(res.vault).toEqual(vault);
+    await expect(fake(200, { runtimes: [], available: [] }).client.runtimes()).rejects.toThrow(/vault/);
+    await expect(
+      fake(200, { runtimes: [makeRuntime({ connectionState: 'weird' as never })], available: [], vault }).client.runtimes(),
+    ).rejects.toThrow(/unknown connection state/);
+  });
+
+  it('connects, disconnects and re-checks at escaped URLs, and never sends what it was not given', async () => {
+    const { client, seen } = fake(200, { ok: true, connectionState: 'ready' });
+    expect(await client.connect('claude-code', { apiKey: 'k' })).toEqual({ ok: true, connectionState: 'ready' });
+    await client.connect('clawboo-native', { provider: 'ollama' });
+    await client.disconnect('a/b');
+    expect(seen.map((s) => [s.url, s.body])).toEqual([
+      ['/api/runtimes/claude-code/connect', { apiKey: 'k' }],
+      ['/api/runtimes/clawboo-native/connect', { provider: 'ollama' }],
+      ['/api/runtimes/a%2Fb/disconnect', {}],
+    ]);
+    const codex = fake(200, { ok: true, connectionState: 'needs-login', loginCommand: 'codex login' });
+    expect(await codex.client.connect('codex', {})).toEqual({ ok: true, connectionState: 'needs-login', loginCommand: 'codex login' });
+    const rc = fake(200, makeRuntime({ connectionState: 'needs-auth' }));
+    expect((await rc.client.recheck('claude-code')).connectionState).toBe('needs-auth');
+    expect(rc.seen[0]).toMatchObject({ url: '/api/runtimes/claude-code/recheck', method: 'POST' });
+  });
+
+  it('health-checks a key on the native runtime; a refusal carries its words', async () => {
+    const { client, seen } = fake(200, { ok: false, error: 'Invalid API key.' });
+    expect(await client.healthcheck('openrouter', 'bad')).toEqual({ ok: false, error: 'Invalid API key.' });
+    await client.healthcheck('ollama');
+    expect(seen.map((s) => [s.url, s.body])).toEqual([
+      ['/api/runtimes/clawboo-native/healthcheck', { provider: 'openrouter', apiKey: 'bad' }],
+      ['/api/runtimes/clawboo-native/healthcheck', { provider: 'ollama' }],
+    ]);
+    await expect(fake(400, { ok: false, error: "unknown provider 'x'" }).client.healthcheck('x', 'k')).rejects.toThrow(
+      "unknown provider 'x'",
+    );
+  });
+
+  it('streams an install’s events and rejects a refusal with the backend’s words', async () => {
+    const body =
+      'retry: 1000\n\n' +
+      'data: {"type":"progress","step":"installing","message":"Installing…"}\n\n' +
+      'data: {"type":"output","stream":"stdout"}\n\n' +
+      'data: {"type":"surprise"}\n\n' +
+      'data: {"type":"complete","success":true}\n\n';
+    const seen: string[] = [];
+    const client = new ApiClient(async (url, init) => {
+      seen.push(`${init?.method} ${url}`);
+      return new Response(body, { status: 200 });
+    });
+    const events: InstallEvent[] = [];
+    await client.install('claude-code', (e) => events.push(e));
+    expect(seen).toEqual(['POST /api/runtimes/claude-code/install']);
+    expect(events).toEqual([
+      { type: 'progress', step: 'installing', message: 'Installing…' },
+      { type: 'output', line: '', stream: 'stdout' },
+      { type: 'complete', success: true },
+    ]);
+    const busy = fake(409, { error: 'an install of claude-code is already running' });
+    await expect(busy.client.install('claude-code', () => {})).rejects.toMatchObject({
+      status: 409,
+      message: 'an install of claude-code is already running',
+    });
+  });
+});
+
+describe('parseInstallEvent', () => {
+  it('reads every type, filling what the backend leaves out', () => {
+    expect(parseInstallEvent('{"type":"error","code":"EACCES","message":"m"}')).toEqual({ type: 'error', code: 'EACCES', message: 'm' });
+    expect(parseInstallEvent('{"type":"error"}')).toEqual({ type: 'error', code: 'ERROR', message: '' });
+    expect(parseInstallEvent('{"type":"output","line":"x","stream":"stderr"}')).toEqual({ type: 'output', line: 'x', stream: 'stderr' });
+    expect(parseInstallEvent('{"type":"complete","success":true,"warning":"w"}')).toEqual({
+      type: 'complete',
+      success: true,
+      warning: 'w',
+    });
+    for (const bad of ['nope', '[]', '{"type":"other"}', '{}']) expect(parseInstallEvent(bad), bad).toBeNull();
   });
 });
 

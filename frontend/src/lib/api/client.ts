@@ -5,49 +5,34 @@
 // `clawboo serve`.
 
 import {
+  decodeConnectResult,
   decodeHealth,
+  decodeHealthCheck,
   decodeRun,
   decodeRunsPage,
+  decodeRuntimeEntry,
   decodeRuntimes,
   decodeStartRun,
-  isObject,
+  parseInstallEvent,
 } from './decode';
-import type { Health, Run, RunsPage, RuntimesResponse, StartRunRequest } from './types';
+import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
+import { postSse } from '../sse/stream';
+import type {
+  ConnectRequest,
+  ConnectResult,
+  Health,
+  HealthCheckResult,
+  InstallEvent,
+  Run,
+  RunsPage,
+  RuntimeEntry,
+  RuntimesResponse,
+  StartRunRequest,
+} from './types';
 
-/** An error the user can read: the backend's own words, or what went wrong reaching it. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  /** HTTP status, or 0 when the backend could not be reached. */
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
+export { ApiError, describeError, errorFromResponse, isAbort, type FetchFn } from './errors';
 
-export type FetchFn = (input: string, init?: RequestInit) => Promise<Response>;
-
-/** Turns a non-2xx response into an ApiError carrying the backend's {"error": "..."} text. */
-export async function errorFromResponse(res: Response): Promise<ApiError> {
-  let message = '';
-  try {
-    const body: unknown = await res.json();
-    if (isObject(body) && typeof body.error === 'string') message = body.error;
-  } catch {
-    // Not JSON (a proxy's page, say): fall back to the status line.
-  }
-  if (!message) message = `the backend answered ${res.status} ${res.statusText}`.trim();
-  return new ApiError(res.status, message);
-}
-
-/** Words for a failure that may not be an ApiError (a network error, a decode error). */
-export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
-  if (err instanceof DOMException && err.name === 'AbortError') return 'cancelled';
-  if (err instanceof TypeError) return 'cannot reach the Clawboo backend';
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+const rt = (id: string): string => `/api/runtimes/${encodeURIComponent(id)}`;
 
 export class ApiClient {
   private readonly fetchFn: FetchFn;
@@ -69,7 +54,7 @@ export class ApiClient {
       res = await this.fetchFn(path, init);
     } catch (err) {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
-      throw new ApiError(0, 'cannot reach the Clawboo backend');
+      throw new ApiError(0, UNREACHABLE);
     }
     if (!res.ok) throw await errorFromResponse(res);
     try {
@@ -89,8 +74,51 @@ export class ApiClient {
 
   /** Starts a run and returns its id at once; the caller streams its events. */
   async startRun(runtimeId: string, req: StartRunRequest): Promise<{ runId: string }> {
-    const path = `/api/runtimes/${encodeURIComponent(runtimeId)}/run`;
-    return decodeStartRun(await this.request('POST', path, { ...req, wait: false }));
+    return decodeStartRun(await this.request('POST', `${rt(runtimeId)}/run`, { ...req, wait: false }));
+  }
+
+  /**
+   * Installs a runtime's CLI, calling onEvent for each event of the install
+   * stream, and settles when the stream ends. Aborting the signal closes
+   * the request, which stops the installer. A refusal (built in, unknown,
+   * already installing) rejects with the backend's words.
+   */
+  async install(id: string, onEvent: (ev: InstallEvent) => void, signal?: AbortSignal): Promise<void> {
+    const opts: Parameters<typeof postSse>[0] = {
+      url: `${rt(id)}/install`,
+      body: {},
+      fetch: this.fetchFn,
+      onMessage: (m) => {
+        const ev = parseInstallEvent(m.data);
+        if (ev) onEvent(ev);
+      },
+    };
+    if (signal) opts.signal = signal;
+    await postSse(opts);
+  }
+
+  /** Stores a key (or, for a keyless provider, nothing) and answers the new state. */
+  async connect(id: string, req: ConnectRequest): Promise<ConnectResult> {
+    return decodeConnectResult(await this.request('POST', `${rt(id)}/connect`, req));
+  }
+
+  async disconnect(id: string): Promise<ConnectResult> {
+    return decodeConnectResult(await this.request('POST', `${rt(id)}/disconnect`, {}));
+  }
+
+  /**
+   * Asks the provider whether a key works, without storing it (native
+   * runtime only). Without apiKey the stored key is checked. A bad key is
+   * {ok: false, error}, not a rejection.
+   */
+  async healthcheck(provider: string, apiKey?: string): Promise<HealthCheckResult> {
+    const body: ConnectRequest = apiKey === undefined ? { provider } : { provider, apiKey };
+    return decodeHealthCheck(await this.request('POST', `${rt('clawboo-native')}/healthcheck`, body));
+  }
+
+  /** Re-probes a runtime (its binary, Codex's login) and answers its fresh entry. */
+  async recheck(id: string): Promise<RuntimeEntry> {
+    return decodeRuntimeEntry(await this.request('POST', `${rt(id)}/recheck`, {}));
   }
 
   async listRuns(opts: { limit?: number; before?: string | null } = {}, signal?: AbortSignal): Promise<RunsPage> {

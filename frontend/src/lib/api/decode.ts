@@ -5,7 +5,19 @@
 // They do not re-validate every optional field: the Go structs are the
 // contract and types.ts mirrors them.
 
-import type { Health, Run, RunEvent, RunsPage, RunStatus, RuntimesResponse } from './types';
+import type {
+  ConnectionState,
+  ConnectResult,
+  Health,
+  HealthCheckResult,
+  InstallEvent,
+  Run,
+  RunEvent,
+  RunsPage,
+  RunStatus,
+  RuntimeEntry,
+  RuntimesResponse,
+} from './types';
 
 export class DecodeError extends Error {
   override name = 'DecodeError';
@@ -51,13 +63,74 @@ export function decodeHealth(v: unknown): Health {
   return { ok: v.ok, version: typeof v.version === 'string' ? v.version : '' };
 }
 
+const CONNECTION_STATES: ReadonlySet<string> = new Set<ConnectionState>([
+  'not-installed',
+  'needs-auth',
+  'needs-login',
+  'ready',
+]);
+
+function isState(v: unknown): v is ConnectionState {
+  return typeof v === 'string' && CONNECTION_STATES.has(v);
+}
+
+export function decodeRuntimeEntry(r: unknown): RuntimeEntry {
+  need(isObject(r) && typeof r.id === 'string', 'runtime entry without an id');
+  need(isObject(r.capabilities) && isObject(r.health), `runtime ${r.id} has no capabilities or health`);
+  need(isState(r.connectionState), `runtime ${r.id} has an unknown connection state`);
+  need(Array.isArray(r.keys) && r.keys.every((k) => isObject(k) && typeof k.id === 'string'), `runtime ${r.id} keys`);
+  need(Array.isArray(r.providers), `runtime ${r.id} has no providers list`);
+  return r as unknown as RuntimeEntry;
+}
+
 export function decodeRuntimes(v: unknown): RuntimesResponse {
   need(isObject(v) && Array.isArray(v.runtimes) && Array.isArray(v.available), 'runtimes is not {runtimes, available}');
-  for (const r of v.runtimes) {
-    need(isObject(r) && typeof r.id === 'string' && isObject(r.capabilities) && isObject(r.health), 'runtime entry');
-  }
+  need(isObject(v.vault) && typeof v.vault.backend === 'string', 'runtimes has no vault status');
+  v.runtimes.forEach(decodeRuntimeEntry);
   for (const r of v.available) need(isObject(r) && typeof r.id === 'string', 'available runtime');
   return v as unknown as RuntimesResponse;
+}
+
+export function decodeConnectResult(v: unknown): ConnectResult {
+  need(isObject(v) && isState(v.connectionState), 'connect answer has no connectionState');
+  const out: ConnectResult = { ok: v.ok === true, connectionState: v.connectionState };
+  if (typeof v.loginCommand === 'string') out.loginCommand = v.loginCommand;
+  return out;
+}
+
+export function decodeHealthCheck(v: unknown): HealthCheckResult {
+  need(isObject(v) && typeof v.ok === 'boolean', 'health check answer is not {ok}');
+  return typeof v.error === 'string' ? { ok: v.ok, error: v.error } : { ok: v.ok };
+}
+
+/**
+ * Reads one install event from an SSE data line, or null for anything else.
+ * The backend leaves out empty strings (an empty output line has no "line"),
+ * so missing text fields read as "".
+ */
+export function parseInstallEvent(data: string): InstallEvent | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  if (!isObject(v)) return null;
+  const text = (x: unknown): string => (typeof x === 'string' ? x : '');
+  switch (v.type) {
+    case 'progress':
+      return { type: 'progress', step: text(v.step), message: text(v.message) };
+    case 'output':
+      return { type: 'output', line: text(v.line), stream: v.stream === 'stderr' ? 'stderr' : 'stdout' };
+    case 'error':
+      return { type: 'error', code: text(v.code) || 'ERROR', message: text(v.message) };
+    case 'complete': {
+      const warning = text(v.warning);
+      return warning ? { type: 'complete', success: v.success === true, warning } : { type: 'complete', success: v.success === true };
+    }
+    default:
+      return null;
+  }
 }
 
 export function decodeStartRun(v: unknown): { runId: string } {

@@ -4,6 +4,10 @@
 
 export type AuthKind = 'api-key' | 'oauth' | 'none';
 export type ConnectionState = 'not-installed' | 'needs-auth' | 'needs-login' | 'ready';
+/** Where a runtime's credential comes from ("login" is Codex's own sign-in). */
+export type CredentialSource = 'env' | 'vault' | 'openclaw' | 'login';
+/** Where one provider key comes from. */
+export type KeySource = 'env' | 'vault' | 'openclaw';
 
 /** A connectable runtime from the catalog. */
 export interface RuntimeDescriptor {
@@ -16,6 +20,10 @@ export interface RuntimeDescriptor {
   installCommand: string | null;
   docsUrl: string;
   healthBin: string | null;
+  /** The terminal command that signs in (Codex: "codex login"). */
+  loginCommand: string | null;
+  /** Provider ids a key can be connected for, in the backend's order. */
+  providers: string[];
 }
 
 export interface Capabilities {
@@ -31,21 +39,74 @@ export interface Capabilities {
   models: string[];
 }
 
-/** A runtime this process can run right now. */
+/** One provider key slot of a runtime: never the key, only whether and where it is set. */
+export interface ProviderKey {
+  id: string;
+  name: string;
+  envVar: string | null;
+  /** Needs no key (Ollama). */
+  keyless: boolean;
+  connected: boolean;
+  source: KeySource | null;
+}
+
+/** A catalog runtime with its live state on this computer. */
 export interface RuntimeEntry extends RuntimeDescriptor {
-  participantKind: 'agent';
+  participantKind: string;
   capabilities: Capabilities;
   health: { ok: boolean; message?: string };
   installed: boolean;
   binPath: string | null;
   hasCredential: boolean;
+  credentialSource: CredentialSource | null;
+  loggedIn: boolean;
+  /** The user disconnected it: ambient keys do not count until the next connect. */
+  disconnected: boolean;
   connectionState: ConnectionState;
+  /** This build has the runtime's adapter and can run tasks on it. */
+  canRun: boolean;
+  /** An install of it is running (from any window). */
+  installing: boolean;
+  keys: ProviderKey[];
+}
+
+/** Where keys are kept. */
+export interface VaultInfo {
+  backend: 'keychain' | 'file' | 'none';
+  /** Why the keychain was not used, in words; "" when it is. */
+  detail: string;
+  /** The keychain is still being tried. */
+  probing: boolean;
 }
 
 export interface RuntimesResponse {
   runtimes: RuntimeEntry[];
   available: RuntimeDescriptor[];
+  vault: VaultInfo;
 }
+
+export interface ConnectRequest {
+  apiKey?: string;
+  provider?: string;
+}
+
+export interface ConnectResult {
+  ok: boolean;
+  connectionState: ConnectionState;
+  loginCommand?: string;
+}
+
+export interface HealthCheckResult {
+  ok: boolean;
+  error?: string;
+}
+
+/** One event of an install stream. */
+export type InstallEvent =
+  | { type: 'progress'; step: string; message: string }
+  | { type: 'output'; line: string; stream: 'stdout' | 'stderr' }
+  | { type: 'error'; code: string; message: string }
+  | { type: 'complete'; success: boolean; warning?: string };
 
 export interface Health {
   ok: boolean;

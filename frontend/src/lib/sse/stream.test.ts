@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
 import type { SseMessage } from './parser';
-import { openSseStream, type StreamState } from './stream';
+import { openSseStream, postSse, type StreamState } from './stream';
 
 const enc = new TextEncoder();
 
@@ -246,5 +246,53 @@ describe('openSseStream', () => {
     }).finished;
     expect(causes).toEqual(['eof', 'eof']);
     expect(c.messages.map((m) => m.data)).toEqual(['e1', 'e2']);
+  });
+});
+
+describe('postSse', () => {
+  it('posts its body as JSON and hands on every message until the end', async () => {
+    let seen: { method?: string; body?: unknown; type: string | null } | undefined;
+    const { fetch } = fakeFetch([{ chunks: ['retry: 1000\n\ndata: {"a":1}\n\n', 'data: {"a":2}\n', '\n'] }]);
+    const got: string[] = [];
+    await postSse({
+      url: '/x',
+      body: { k: 'v' },
+      onMessage: (m) => got.push(m.data),
+      fetch: (url, init) => {
+        seen = { method: init?.method, body: JSON.parse(String(init?.body)), type: new Headers(init?.headers).get('Content-Type') };
+        return fetch(url, init);
+      },
+    });
+    expect(seen).toEqual({ method: 'POST', body: { k: 'v' }, type: 'application/json' });
+    expect(got).toEqual(['{"a":1}', '{"a":2}']);
+  });
+
+  it('rejects a refusal with the backend’s words, and never retries', async () => {
+    const { fetch, calls } = fakeFetch([{ status: 409, body: '{"error":"an install of codex is already running"}' }]);
+    const err = await postSse({ url: '/x', body: {}, onMessage: () => {}, fetch }).catch((e: unknown) => e);
+    expect(err).toEqual(new ApiError(409, 'an install of codex is already running'));
+    expect(calls).toHaveLength(1);
+  });
+
+  it('reports an unreachable backend and a broken stream in words', async () => {
+    const down = fakeFetch([{ unreachable: true }]);
+    await expect(postSse({ url: '/x', body: {}, onMessage: () => {}, fetch: down.fetch })).rejects.toMatchObject({
+      status: 0,
+      message: 'cannot reach the Clawboo backend',
+    });
+    const got: string[] = [];
+    const broken = fakeFetch([{ chunks: ['data: one\n\n'], breakAfter: true }]);
+    await expect(postSse({ url: '/x', body: {}, onMessage: (m) => got.push(m.data), fetch: broken.fetch })).rejects.toMatchObject({
+      status: 0,
+      message: 'the connection to the Clawboo backend broke',
+    });
+    expect(got).toEqual(['one']);
+  });
+
+  it('rejects with the AbortError when its signal aborts mid-stream', async () => {
+    const ctl = new AbortController();
+    const { fetch } = fakeFetch([{ chunks: ['data: one\n\n'], hang: true }]);
+    const done = postSse({ url: '/x', body: {}, onMessage: () => ctl.abort(), fetch, signal: ctl.signal });
+    await expect(done).rejects.toMatchObject({ name: 'AbortError' });
   });
 });

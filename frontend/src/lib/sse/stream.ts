@@ -2,9 +2,10 @@
 // reconnect that resumes from the last seen id (Last-Event-ID header) and
 // exponential backoff. It replaces EventSource, which the desktop webview
 // does not reliably support on its wails:// scheme; fetch streaming works
-// there and in browsers alike.
+// there and in browsers alike. postSse is the one-shot variant for a POST
+// whose answer is an event stream (a runtime install): no resume, no retry.
 
-import { errorFromResponse, type FetchFn } from '../api/client';
+import { ApiError, errorFromResponse, isAbort, UNREACHABLE, type FetchFn } from '../api/errors';
 import { SseParser, type SseMessage } from './parser';
 
 export type StreamState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -69,6 +70,71 @@ function permanent(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
+/** Reads a body to its end through parser, handing each message on in order. */
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  parser: SseParser,
+  onMessage: (msg: SseMessage) => void,
+  afterChunk?: () => void,
+): Promise<void> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      const msgs = done ? parser.end() : parser.push(value);
+      for (const m of msgs) onMessage(m);
+      afterChunk?.();
+      if (done) return;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+export interface PostSseOptions {
+  url: string;
+  /** Sent as JSON. */
+  body: unknown;
+  onMessage: (msg: SseMessage) => void;
+  /** Aborting it closes the request (for an install, the backend then stops the installer). */
+  signal?: AbortSignal;
+  fetch?: FetchFn;
+}
+
+/**
+ * POSTs and reads the event stream that answers, once, to its end. It
+ * never reconnects: what the stream reports (an install) cannot be resumed,
+ * and asking again would start it again. Rejects with an ApiError for a
+ * refusal (its JSON error text) or a broken connection, and with the
+ * AbortError when the signal aborts.
+ */
+export async function postSse(opts: PostSseOptions): Promise<void> {
+  const fetchFn: FetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const init: RequestInit = {
+    method: 'POST',
+    headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json' },
+    body: JSON.stringify(opts.body),
+    cache: 'no-store',
+  };
+  if (opts.signal) init.signal = opts.signal;
+  let res: Response;
+  try {
+    res = await fetchFn(opts.url, init);
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    throw new ApiError(0, UNREACHABLE);
+  }
+  if (!res.ok) throw await errorFromResponse(res);
+  if (!res.body) throw new ApiError(res.status, 'this browser cannot stream responses');
+  try {
+    await readEvents(res.body, new SseParser(), opts.onMessage);
+  } catch (err) {
+    if (isAbort(err) || opts.signal?.aborted) throw err;
+    if (err instanceof TypeError) throw new ApiError(0, 'the connection to the Clawboo backend broke');
+    throw err;
+  }
+}
+
 export function openSseStream(opts: SseStreamOptions): SseStream {
   const ctl = new AbortController();
   const fetchFn: FetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -91,30 +157,26 @@ export function openSseStream(opts: SseStreamOptions): SseStream {
     }
     if (!res.body) throw new FatalError(new Error('this browser cannot stream responses'));
     const parser = new SseParser({ lastEventId: lastId });
-    const reader = res.body.getReader();
     attempt = 0;
     opts.onOpen?.({ reconnect });
     state('open');
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        const msgs = done ? parser.end() : parser.push(value);
-        if (parser.retry !== null) baseDelay = parser.retry;
-        for (const m of msgs) {
-          lastId = m.id;
-          try {
-            opts.onMessage(m);
-          } catch (err) {
-            throw new FatalError(err);
-          }
+    await readEvents(
+      res.body,
+      parser,
+      (m) => {
+        lastId = m.id;
+        try {
+          opts.onMessage(m);
+        } catch (err) {
+          throw new FatalError(err);
         }
+      },
+      () => {
+        if (parser.retry !== null) baseDelay = parser.retry;
         // An id-only event commits an id without a message.
         lastId = parser.lastEventId;
-        if (done) return;
-      }
-    } finally {
-      reader.releaseLock();
-    }
+      },
+    );
   }
 
   async function loop(): Promise<void> {

@@ -1,0 +1,48 @@
+// Errors the API layer hands to views, in words a person can read. Kept apart
+// from client.ts so the streaming code (lib/sse) can use them without an
+// import cycle: the client also uses the streaming code, for installs.
+
+import { isObject } from './decode';
+
+/** An error the user can read: the backend's own words, or what went wrong reaching it. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  /** HTTP status, or 0 when the backend could not be reached. */
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export type FetchFn = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** The words for a backend that does not answer at all. */
+export const UNREACHABLE = 'cannot reach the Clawboo backend';
+
+/** Turns a non-2xx response into an ApiError carrying the backend's {"error": "..."} text. */
+export async function errorFromResponse(res: Response): Promise<ApiError> {
+  let message = '';
+  try {
+    const body: unknown = await res.json();
+    if (isObject(body) && typeof body.error === 'string') message = body.error;
+  } catch {
+    // Not JSON (a proxy's page, say): fall back to the status line.
+  }
+  if (!message) message = `the backend answered ${res.status} ${res.statusText}`.trim();
+  return new ApiError(res.status, message);
+}
+
+/** Words for a failure that may not be an ApiError (a network error, a decode error). */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof DOMException && err.name === 'AbortError') return 'cancelled';
+  if (err instanceof TypeError) return UNREACHABLE;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** True for the error an aborted fetch or stream read rejects with. */
+export function isAbort(err: unknown): boolean {
+  return err instanceof DOMException && err.name === 'AbortError';
+}
