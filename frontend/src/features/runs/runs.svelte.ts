@@ -2,13 +2,11 @@
 // The stream carries no ids, so every (re)connect re-reads the first page;
 // the merge rule in runList.ts keeps late or duplicate records harmless.
 
-import { describeError, LIFECYCLE_URL, type ApiClient } from '../../lib/api/client';
+import { describeError, type ApiClient } from '../../lib/api/client';
 import { decodeRun } from '../../lib/api/decode';
 import type { Run } from '../../lib/api/types';
-import { openSseStream, type SseStream } from '../../lib/sse/stream';
+import type { LiveEvents } from '../../lib/live.svelte';
 import { appendPage, belongsInList, mergeRuns, type RunList } from './runList';
-
-export type Connection = 'connecting' | 'online' | 'offline';
 
 const PAGE = 50;
 
@@ -19,40 +17,29 @@ export class RunsStore {
   loadingMore = $state(false);
   /** The last list error, in words; "" when fine. */
   error = $state('');
-  connection = $state<Connection>('connecting');
 
-  private stream: SseStream | null = null;
+  private unsubscribe: (() => void)[] = [];
   private retry: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly api: ApiClient) {}
+  constructor(
+    private readonly api: ApiClient,
+    private readonly live: LiveEvents,
+  ) {}
 
+  /** Follows the lifecycle stream: a re-read on every (re)connect, then each run as it changes. */
   start(): void {
-    if (this.stream) return;
-    this.stream = openSseStream({
-      url: LIFECYCLE_URL,
-      onOpen: () => void this.refresh(),
-      onMessage: (m) => {
-        if (m.event !== 'run') return;
-        try {
-          this.merge([decodeRun(JSON.parse(m.data))]);
-        } catch {
-          // One malformed update must not stop the stream; the next
-          // reconnect's refresh corrects the list.
-        }
-      },
-      onState: (s) => {
-        this.connection = s === 'open' ? 'online' : s === 'connecting' ? 'connecting' : 'offline';
-      },
-      onFatal: (err) => {
-        this.error = describeError(err);
-      },
-      maxDelayMs: 10_000,
-    });
+    if (this.unsubscribe.length) return;
+    this.unsubscribe = [
+      this.live.onOpen(() => void this.refresh()),
+      // A malformed record throws here; LiveEvents drops it and the next
+      // reconnect's refresh corrects the list.
+      this.live.on('run', (data) => this.merge([decodeRun(JSON.parse(data))])),
+    ];
   }
 
   stop(): void {
-    this.stream?.close();
-    this.stream = null;
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
     clearTimeout(this.retry);
   }
 
@@ -80,7 +67,7 @@ export class RunsStore {
       this.error = describeError(err);
       // The stream may stay up while the list read failed: try again.
       clearTimeout(this.retry);
-      if (this.stream) this.retry = setTimeout(() => void this.refresh(), 3_000);
+      if (this.unsubscribe.length) this.retry = setTimeout(() => void this.refresh(), 3_000);
     }
   }
 
