@@ -171,17 +171,28 @@ describe('clawboo web UI', { timeout: 60_000 }, () => {
     }
   });
 
-  test('lists the mock as runnable and never as available to add', async () => {
+  test('shows the mock as a test runtime with nothing to set up, and offers only runnable runtimes', async () => {
     const { page, context, problems } = await openPage(browser, server.url);
     try {
+      // The run form offers what this build can run: here, only the mock.
+      await page.waitForSelector('[data-testid="run-runtime"] option[value="clawboo-mock"]', { state: 'attached' });
+      const options = await page.locator('[data-testid="run-runtime"] option').evaluateAll((els) => els.map((e) => e.value));
+      assert.deepEqual(options, ['clawboo-mock']);
+
       await page.getByTestId('nav-runtimes').click();
-      await page.locator('[data-testid="runtime-card"][data-runtime-id="clawboo-mock"]').waitFor();
-      const available = await page
-        .locator('[data-testid="available-card"]')
+      const mock = page.locator('[data-testid="runtime-card"][data-runtime-id="clawboo-mock"]');
+      await mock.waitFor();
+      assert.equal(await mock.getAttribute('data-state'), 'ready');
+      // Every catalog runtime has a card, whatever its state.
+      const cards = await page
+        .locator('[data-testid="runtime-card"]')
         .evaluateAll((els) => els.map((e) => e.getAttribute('data-runtime-id')));
-      assert.ok(available.length > 0, 'the catalog shows runtimes to add');
-      assert.ok(available.includes('claude-code'));
-      assert.ok(!available.includes('clawboo-mock'), `mock listed as available: ${available}`);
+      for (const id of ['claude-code', 'codex', 'hermes', 'clawboo-native']) assert.ok(cards.includes(id), `${id} in ${cards}`);
+      // The mock is never offered to install or connect.
+      for (const id of ['install-button', 'key-input', 'connect-button', 'provider-select', 'disconnect-button', 'login-command']) {
+        assert.equal(await mock.getByTestId(id).count(), 0, `the mock card has no ${id}`);
+      }
+      assert.equal(await page.locator('[data-testid="available-card"]').count(), 0, 'no "available to add" cards');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
@@ -242,7 +253,8 @@ describe('clawboo web UI', { timeout: 60_000 }, () => {
       await context.route('**/api/runtimes', async (route) => {
         const res = await route.fetch();
         const body = await res.json();
-        const gone = { ...body.runtimes[0], id: 'gone-runtime', name: 'Gone' };
+        const mock = body.runtimes.find((r) => r.id === 'clawboo-mock');
+        const gone = { ...mock, id: 'gone-runtime', name: 'Gone' };
         await route.fulfill({ response: res, json: { ...body, runtimes: [gone, ...body.runtimes] } });
       });
       const page = await context.newPage();

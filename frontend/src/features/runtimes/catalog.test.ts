@@ -1,27 +1,70 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeDescriptor } from '../../lib/api/types';
-import { catalogToAdd, connectionLabel } from './catalog';
+import { makeKey, makeRuntime } from '../../lib/testing/fixtures';
+import {
+  connectionLabel,
+  installerName,
+  listWords,
+  runnable,
+  sharedKeyLosers,
+  sourceWords,
+  vaultWords,
+} from './catalog';
 
-const d = (id: string): RuntimeDescriptor => ({
-  id,
-  name: id,
-  builtIn: false,
-  authKind: 'none',
-  envVar: null,
-  altEnvVars: [],
-  installCommand: null,
-  docsUrl: '',
-  healthBin: null,
-});
-
-describe('catalogToAdd', () => {
-  it('drops runtimes already runnable and always the mock', () => {
-    const got = catalogToAdd([{ id: 'codex' }], [d('claude-code'), d('codex'), d('clawboo-mock'), d('hermes')]);
-    expect(got.map((x) => x.id)).toEqual(['claude-code', 'hermes']);
+describe('catalog words', () => {
+  it('labels connection states in plain words', () => {
+    expect(connectionLabel('not-installed')).toBe('Not installed');
+    expect(connectionLabel('needs-auth')).toBe('Needs a key');
+    expect(connectionLabel('needs-login')).toBe('Needs sign-in');
+    expect(connectionLabel('ready')).toBe('Ready');
   });
 
-  it('labels connection states in words', () => {
-    expect(connectionLabel('needs-auth')).toBe('needs a key');
-    expect(connectionLabel('ready')).toBe('ready');
+  it('says where a credential comes from', () => {
+    expect(sourceWords('env')).toBe('from your environment');
+    expect(sourceWords('vault')).toBe('from the vault');
+    expect(sourceWords('openclaw')).toBe("from OpenClaw's .env");
+    expect(sourceWords(null)).toBe('');
+  });
+
+  it('says where keys are kept, and why not in the keychain', () => {
+    expect(vaultWords({ backend: 'keychain', detail: '', probing: false })).toEqual({
+      text: 'Keys are kept in your OS keychain.',
+      detail: '',
+    });
+    expect(vaultWords({ backend: 'file', detail: 'no Secret Service on the session bus', probing: false })).toEqual({
+      text: 'Keys are kept in an encrypted file in your Clawboo folder.',
+      detail: 'No Secret Service on the session bus.',
+    });
+    expect(vaultWords({ backend: 'file', detail: '', probing: true }).text).toBe('Checking the keychain…');
+  });
+
+  it('joins names and finds the installer of a command', () => {
+    expect(listWords(['A'])).toBe('A');
+    expect(listWords(['A', 'B', 'C'])).toBe('A, B and C');
+    expect(installerName("pipx install 'hermes-agent<1'")).toBe('pipx');
+  });
+
+  it('offers the run form only runtimes this build can run', () => {
+    const list = [makeRuntime({ id: 'claude-code' }), makeRuntime({ id: 'clawboo-mock', canRun: true })];
+    expect(runnable(list).map((r) => r.id)).toEqual(['clawboo-mock']);
+  });
+
+  it('names the runtimes that lose a shared stored key on disconnect', () => {
+    const stored = (id: string, envVar: string) => makeKey(id, { envVar, connected: true, source: 'vault' });
+    const claude = makeRuntime({ keys: [stored('anthropic', 'ANTHROPIC_API_KEY')] });
+    const native = makeRuntime({
+      id: 'clawboo-native',
+      name: 'Clawboo Native',
+      keys: [stored('anthropic', 'ANTHROPIC_API_KEY'), stored('openrouter', 'OPENROUTER_API_KEY')],
+    });
+    const hermesFromEnv = makeRuntime({
+      id: 'hermes',
+      name: 'Hermes',
+      keys: [makeKey('anthropic', { envVar: 'ANTHROPIC_API_KEY', connected: true, source: 'env' })],
+    });
+    expect(sharedKeyLosers(claude, [claude, native, hermesFromEnv])).toEqual([
+      { name: 'Clawboo Native', envVars: ['ANTHROPIC_API_KEY'] },
+    ]);
+    // A key that is only in the environment is not deleted by anyone.
+    expect(sharedKeyLosers(hermesFromEnv, [claude, native, hermesFromEnv])).toEqual([]);
   });
 });

@@ -1,32 +1,102 @@
-// The runtimes this process can run and the catalog of ones to add, loaded
-// once at start and on demand (the Runtimes page's Refresh). The run form
-// reads the runnable list from here too.
+// Every catalog runtime with its live state, where keys are kept, and the
+// installs running from this page. Loaded at start, re-read on every
+// reconnect of the lifecycle stream, and replaced by each "runtimes" event,
+// so a card changes by itself when a CLI appears or a login lands. The run
+// form reads `runnable` from here.
 
 import { describeError, type ApiClient } from '../../lib/api/client';
-import type { RuntimeDescriptor, RuntimeEntry } from '../../lib/api/types';
-import { catalogToAdd } from './catalog';
+import { decodeRuntimes } from '../../lib/api/decode';
+import type { RuntimeEntry, RuntimesResponse, VaultInfo } from '../../lib/api/types';
+import type { LiveEvents } from '../../lib/live.svelte';
+import { runnable as canRunTasks } from './catalog';
+import { InstallSession } from './installSession.svelte';
+import { SnapshotOrder } from './snapshots';
 
 export class RuntimesStore {
-  runnable = $state.raw<RuntimeEntry[]>([]);
-  available = $state.raw<RuntimeDescriptor[]>([]);
+  list = $state.raw<RuntimeEntry[]>([]);
+  vault = $state.raw<VaultInfo | null>(null);
   loaded = $state(false);
   loading = $state(false);
   error = $state('');
+  /** Installs started from this page, by runtime id (finished ones stay for their log). */
+  installs = $state.raw<ReadonlyMap<string, InstallSession>>(new Map());
+  /** What the run form offers: runtimes this build can run tasks on. */
+  readonly runnable = $derived(canRunTasks(this.list));
 
-  constructor(private readonly api: ApiClient) {}
+  private readonly order = new SnapshotOrder();
+  private unsubscribe: (() => void)[] = [];
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly live: LiveEvents | null = null,
+  ) {}
+
+  start(): void {
+    if (!this.live || this.unsubscribe.length) return;
+    this.unsubscribe = [
+      this.live.onOpen(() => void this.load()),
+      this.live.on('runtimes', (data) => {
+        const res = decodeRuntimes(JSON.parse(data));
+        this.order.event();
+        this.apply(res);
+      }),
+    ];
+  }
+
+  stop(): void {
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
+    for (const s of this.installs.values()) s.stop();
+  }
 
   async load(): Promise<void> {
     this.loading = true;
+    const token = this.order.begin();
     try {
       const res = await this.api.runtimes();
-      this.runnable = res.runtimes;
-      this.available = catalogToAdd(res.runtimes, res.available);
-      this.loaded = true;
+      if (this.order.fresh(token)) this.apply(res);
       this.error = '';
     } catch (err) {
       this.error = describeError(err);
     } finally {
       this.loading = false;
     }
+  }
+
+  /** Puts one fresh entry (a re-check's answer) in place. */
+  replace(entry: RuntimeEntry): void {
+    this.list = this.list.map((r) => (r.id === entry.id ? entry : r));
+  }
+
+  entry(id: string): RuntimeEntry | undefined {
+    return this.list.find((r) => r.id === id);
+  }
+
+  /** Starts installing a runtime unless this page already is; the list is re-read when it ends. */
+  install(id: string): void {
+    if (this.installs.get(id)?.running) return;
+    const session = new InstallSession(id);
+    this.installs = new Map(this.installs).set(id, session);
+    void session.run(this.api).then(() => this.load());
+  }
+
+  stopInstall(id: string): void {
+    this.installs.get(id)?.stop();
+  }
+
+  /** Forgets a finished install (its log and outcome). */
+  dismissInstall(id: string): void {
+    const s = this.installs.get(id);
+    if (!s || s.running) return;
+    const next = new Map(this.installs);
+    next.delete(id);
+    this.installs = next;
+  }
+
+  private apply(res: RuntimesResponse): void {
+    this.list = res.runtimes;
+    this.vault = res.vault;
+    this.loaded = true;
+    this.error = '';
   }
 }
