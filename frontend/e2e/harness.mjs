@@ -43,13 +43,17 @@ export function requireBin() {
 /**
  * Starts `$CLAWBOO_BIN serve` with the mock runtime and resolves once it
  * prints its URL. By default it gets a fresh home and a free loopback port;
- * pass both of a previous server's to restart "the same" backend.
+ * pass both of a previous server's to restart "the same" backend. `env`,
+ * when given, is the server's whole environment (tests that control what
+ * programs and keys the server can see must not inherit the runner's: `npm
+ * run` alone exports npm_config_prefix, which would put the real npm's bin
+ * folder in reach).
  */
-export async function startServer({ home: givenHome, addr = '127.0.0.1:0' } = {}) {
+export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env } = {}) {
   const bin = requireBin();
   const home = givenHome ?? (await mkdtemp(join(tmpdir(), 'clawboo-e2e-')));
   const child = spawn(bin, ['serve', '--home', home, '--addr', addr], {
-    env: { ...process.env, CLAWBOO_ENABLE_MOCK_RUNTIME: '1' },
+    env: { ...(env ?? process.env), CLAWBOO_ENABLE_MOCK_RUNTIME: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -110,8 +114,8 @@ export async function launchBrowser() {
  * Opens a page in its own context and records uncaught errors and console
  * errors (a CSP violation shows up there), for tests to assert none.
  */
-export async function openPage(browser, url) {
-  const context = await browser.newContext();
+export async function openPage(browser, url, contextOptions = {}) {
+  const context = await browser.newContext(contextOptions);
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

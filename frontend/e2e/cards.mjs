@@ -1,0 +1,58 @@
+// Helpers for reading Runtimes-panel cards in tests, with failures that say
+// what the card shows instead.
+
+import assert from 'node:assert/strict';
+import { openPage } from './harness.mjs';
+
+/** A runtime's card. */
+export const card = (page, id) => page.locator(`[data-testid="runtime-card"][data-runtime-id="${id}"]`);
+
+/** What a card shows, squeezed to one line, for failure messages. */
+export async function cardText(page, id) {
+  const text = await card(page, id)
+    .innerText({ timeout: 1_000 })
+    .catch(() => '(no card)');
+  return text.replace(/\s+/g, ' ').slice(0, 600);
+}
+
+/** Waits until a card is in a state; fails with what it shows. */
+export async function waitState(page, id, state, timeout = 10_000) {
+  try {
+    await page.waitForSelector(`[data-testid="runtime-card"][data-runtime-id="${id}"][data-state="${state}"]`, { timeout });
+  } catch {
+    const now = await card(page, id).getAttribute('data-state', { timeout: 1_000 }).catch(() => null);
+    assert.fail(`${id} never became ${state} (it is ${now}); the card shows: ${await cardText(page, id)}`);
+  }
+}
+
+/** Waits until a card's element (by test id) contains a text; fails with what it shows. */
+export async function waitText(page, id, testid, re, timeout = 10_000) {
+  const el = card(page, id).getByTestId(testid).first();
+  const deadline = Date.now() + timeout;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await el.textContent({ timeout: 200 }).catch(() => null)) ?? '';
+    if (re.test(last)) return last;
+    await page.waitForTimeout(25);
+  }
+  assert.fail(`${id}'s ${testid} never matched ${re} (last: ${JSON.stringify(last)}); the card shows: ${await cardText(page, id)}`);
+}
+
+/** Opens the Runtimes page of a world and waits for its cards. */
+export async function openRuntimes(browser, world, contextOptions) {
+  const opened = await openPage(browser, `${world.url}/#/runtimes`, contextOptions);
+  await card(opened.page, 'claude-code').waitFor({ timeout: 10_000 });
+  // Which runtime actions the page asked for, in order ("connect clawboo-native").
+  opened.actions = [];
+  opened.page.on('request', (req) => {
+    const m = /\/api\/runtimes\/([^/]+)\/(install|connect|disconnect|healthcheck|recheck)$/.exec(new URL(req.url()).pathname);
+    if (m && req.method() === 'POST') opened.actions.push(`${m[2]} ${m[1]}`);
+  });
+  return opened;
+}
+
+/** One runtime as the backend lists it now. */
+export async function apiRuntime(world, id) {
+  const body = await (await fetch(`${world.url}/api/runtimes`)).json();
+  return body.runtimes.find((r) => r.id === id);
+}
