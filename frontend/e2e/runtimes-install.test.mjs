@@ -46,7 +46,7 @@ describe('installing runtimes', { timeout: 60_000 }, () => {
       await c.getByTestId('install-button').click();
       await waitText(page, 'claude-code', 'install-log', /npm http fetch GET 200/);
       await waitText(page, 'claude-code', 'install-status', /Installing Claude Code/);
-      assert.equal(await c.getByTestId('install-button').isDisabled(), true, 'no second install while one runs');
+      assert.equal(await c.getByTestId('install-button').getAttribute('aria-disabled'), 'true', 'no second install while one runs');
       await w.flag('npm-slow', false);
       await waitState(page, 'claude-code', 'needs-auth');
       // The log stays at hand after the card moved on.
@@ -118,7 +118,7 @@ describe('installing runtimes', { timeout: 60_000 }, () => {
       assert.match(await c.getByTestId('install-log').textContent(), /npm error code EACCES/);
       // Still not installed, and ready for another try once the backend is done.
       await page.waitForFunction(
-        () => !document.querySelector('[data-runtime-id="claude-code"] [data-testid="install-button"]')?.disabled,
+        () => document.querySelector('[data-runtime-id="claude-code"] [data-testid="install-button"]')?.getAttribute('aria-disabled') === null,
       );
       assert.equal(await c.getAttribute('data-state'), 'not-installed');
       assert.equal(await c.getByTestId('install-button').textContent(), 'Try again');
@@ -141,12 +141,12 @@ describe('installing runtimes', { timeout: 60_000 }, () => {
       // The other window learns of it live and offers no second install.
       const other = card(second.page, 'claude-code');
       await other.getByText('An install of Claude Code is already running in another window.').waitFor();
-      assert.equal(await other.getByTestId('install-button').isDisabled(), true);
+      assert.equal(await other.getByTestId('install-button').getAttribute('aria-disabled'), 'true');
 
       await card(first.page, 'claude-code').getByTestId('install-stop').click();
       await waitText(first.page, 'claude-code', 'install-status', /Install stopped\./);
       await second.page.waitForFunction(
-        () => !document.querySelector('[data-runtime-id="claude-code"] [data-testid="install-button"]')?.disabled,
+        () => document.querySelector('[data-runtime-id="claude-code"] [data-testid="install-button"]')?.getAttribute('aria-disabled') === null,
         null,
         { timeout: 10_000 },
       );
@@ -191,8 +191,12 @@ describe('installing runtimes', { timeout: 60_000 }, () => {
       // Its sign-in lives in CODEX_HOME: no Disconnect, and the card says why.
       assert.equal(await c.getByTestId('disconnect-button').count(), 0);
       assert.match(await c.getByTestId('no-disconnect-note').textContent(), /codex logout/);
+      const answered = page.waitForResponse((r) => r.url().endsWith('/api/runtimes/codex/recheck'));
       await c.getByTestId('recheck-button').click();
-      await page.waitForFunction(() => !document.querySelector('[data-runtime-id="codex"] [data-testid="recheck-button"]')?.disabled);
+      assert.equal((await (await answered).json()).connectionState, 'ready');
+      await page.waitForFunction(
+        () => document.querySelector('[data-runtime-id="codex"] [data-testid="recheck-button"]')?.getAttribute('aria-disabled') === null,
+      );
       assert.equal(await c.getAttribute('data-state'), 'ready', 'codex login status agrees');
       assert.deepEqual(problems, []);
     } finally {
