@@ -20,6 +20,8 @@ export class RuntimesStore {
   error = $state('');
   /** Installs started from this page, by runtime id (finished ones stay for their log). */
   installs = $state.raw<ReadonlyMap<string, InstallSession>>(new Map());
+  /** An install is running from this page (leaving the page would stop it). */
+  readonly installing = $derived([...this.installs.values()].some((s) => s.running));
   /** What the run form offers: runtimes this build can run tasks on. */
   readonly runnable = $derived(canRunTasks(this.list));
 
