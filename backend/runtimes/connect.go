@@ -29,6 +29,7 @@ type ConnectResult struct {
 	OK              bool            `json:"ok"`
 	ConnectionState ConnectionState `json:"connectionState"`
 	LoginCommand    *string         `json:"loginCommand,omitempty"`
+	Warning         string          `json:"warning,omitempty"`
 }
 
 // slotFor picks the vault slot a key goes to: the runtime's own env var, or
@@ -80,7 +81,11 @@ func (c *Catalog) Connect(ctx context.Context, id executor.ID, apiKey, provider 
 	}
 	apiKey = strings.TrimSpace(apiKey)
 	if p.Keyless() {
-		return c.reconnected(ctx, d)
+		// Record where it is, so it counts as connected with no variable set.
+		if err := c.opts.Vault.Set(ctx, p.BaseURLEnv, p.Base(c.opts.Getenv)); err != nil {
+			return ConnectResult{}, fmt.Errorf("record %s: %w", p.Name, err)
+		}
+		return c.reconnected(ctx, d, p)
 	}
 	if apiKey == "" {
 		if provider == "" {
@@ -98,15 +103,21 @@ func (c *Catalog) Connect(ctx context.Context, id executor.ID, apiKey, provider 
 		}
 		return ConnectResult{}, fmt.Errorf("store the key: %w", err)
 	}
-	return c.reconnected(ctx, d)
+	return c.reconnected(ctx, d, p)
 }
 
-func (c *Catalog) reconnected(ctx context.Context, d Descriptor) (ConnectResult, error) {
+func (c *Catalog) reconnected(ctx context.Context, d Descriptor, p config.Provider) (ConnectResult, error) {
 	if err := c.opts.Vault.SetDisconnected(string(d.ID), false); err != nil {
 		return ConnectResult{}, fmt.Errorf("clear the disconnect: %w", err)
 	}
 	c.opts.OnChange()
-	return ConnectResult{OK: true, ConnectionState: c.state(ctx, d.ID)}, nil
+	res := ConnectResult{OK: true, ConnectionState: c.state(ctx, d.ID)}
+	if !p.Keyless() && c.opts.Vault.Presence(string(d.ID), p.EnvVar) == vault.SourceEnv {
+		// The seed's order puts the environment first; say so rather than
+		// let a pasted key look used when it is not.
+		res.Warning = p.EnvVar + " is also set in Clawboo's environment, and that value is used before the stored key."
+	}
+	return res, nil
 }
 
 // Disconnect deletes every key slot the runtime reads and marks it
@@ -120,7 +131,7 @@ func (c *Catalog) Disconnect(ctx context.Context, id executor.ID) (ConnectResult
 	if d.AuthKind != AuthAPIKey {
 		return ConnectResult{OK: true, ConnectionState: c.state(ctx, id), LoginCommand: d.LoginCommand}, nil
 	}
-	for _, slot := range d.slots() {
+	for _, slot := range c.slots(d) {
 		if err := c.opts.Vault.Delete(ctx, slot); err != nil {
 			return ConnectResult{}, fmt.Errorf("delete the key: %w", err)
 		}
@@ -130,6 +141,18 @@ func (c *Catalog) Disconnect(ctx context.Context, id executor.ID) (ConnectResult
 	}
 	c.opts.OnChange()
 	return ConnectResult{OK: true, ConnectionState: c.state(ctx, id)}, nil
+}
+
+// slots are every vault slot a runtime reads: its keys and the base URLs of
+// its keyless providers.
+func (c *Catalog) slots(d Descriptor) []string {
+	out := d.slots()
+	for _, id := range d.Providers {
+		if p, ok := config.ProviderByID(id); ok && p.Keyless() {
+			out = append(out, p.BaseURLEnv)
+		}
+	}
+	return out
 }
 
 func (c *Catalog) state(ctx context.Context, id executor.ID) ConnectionState {

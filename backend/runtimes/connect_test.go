@@ -122,3 +122,55 @@ func TestDisconnectBeatsAmbientKeysUntilTheNextConnect(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+func TestOllamaConnectsWithoutAVariableAndDisconnectSticks(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ollama := func() ProviderStatus {
+		for _, k := range w.entry(executor.Native).Keys {
+			if k.ID == "ollama" {
+				return k
+			}
+		}
+		t.Fatal("no ollama slot")
+		return ProviderStatus{}
+	}
+	if ollama().Connected {
+		t.Fatal("connected before anything was done")
+	}
+	res, err := w.cat.Connect(ctx, executor.Native, "", "ollama")
+	if err != nil || res.ConnectionState != StateReady {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if k := ollama(); !k.Connected || *k.Source != "vault" {
+		t.Fatalf("%+v", k)
+	}
+	if v, _ := w.vault.Get(ctx, "OLLAMA_BASE_URL"); v != "http://localhost:11434" {
+		t.Fatalf("recorded %q", v)
+	}
+	// A variable in the environment counts too, until a disconnect.
+	w.setenv("OLLAMA_BASE_URL", "http://127.0.0.1:9")
+	if _, err := w.cat.Disconnect(ctx, executor.Native); err != nil {
+		t.Fatal(err)
+	}
+	if k := ollama(); k.Connected {
+		t.Fatalf("disconnect did not stick: %+v", k)
+	}
+	if e := w.entry(executor.Native); e.ConnectionState != StateNeedsAuth {
+		t.Fatal(e.ConnectionState)
+	}
+}
+
+func TestConnectSaysWhenTheEnvironmentShadowsThePastedKey(t *testing.T) {
+	w := newWorld(t)
+	w.program("", "claude", "exit 0")
+	w.setenv("ANTHROPIC_API_KEY", "sk-env")
+	res, err := w.cat.Connect(context.Background(), executor.ClaudeCode, "sk-pasted", "")
+	if err != nil || !strings.Contains(res.Warning, "ANTHROPIC_API_KEY is also set in Clawboo's environment") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	w.setenv("ANTHROPIC_API_KEY", "")
+	if res, _ := w.cat.Connect(context.Background(), executor.ClaudeCode, "sk-pasted", ""); res.Warning != "" {
+		t.Fatal(res.Warning)
+	}
+}

@@ -2,7 +2,6 @@ package runtimes
 
 import (
 	"context"
-	"strings"
 
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
@@ -93,8 +92,10 @@ func (c *Catalog) entry(ctx context.Context, d Descriptor) Entry {
 }
 
 // keySlots lists the provider slots a runtime can use and whether each is
-// connected. For the native runtime Ollama counts as connected when its
-// base URL is set (seed 004).
+// connected. A keyless provider (Ollama) is connected by its base URL: set
+// in the environment (seed 004), or recorded in the vault by Connect, so a
+// local Ollama on its default port can be connected too and a Disconnect
+// sticks like it does for keys.
 func (c *Catalog) keySlots(d Descriptor) []ProviderStatus {
 	var out []ProviderStatus
 	for _, id := range d.Providers {
@@ -103,21 +104,26 @@ func (c *Catalog) keySlots(d Descriptor) []ProviderStatus {
 			continue
 		}
 		st := ProviderStatus{ID: p.ID, Name: p.Name, Keyless: p.Keyless()}
-		if p.Keyless() {
-			if strings.TrimSpace(c.opts.Getenv(p.BaseURLEnv)) != "" {
-				st.Connected, st.Source = true, ptr("env")
-			}
-		} else {
+		if !p.Keyless() {
 			st.EnvVar = ptr(p.EnvVar)
-			if c.opts.Vault != nil {
-				if src := c.opts.Vault.Presence(string(d.ID), p.EnvVar); src != "" {
-					st.Connected, st.Source = true, ptr(string(src))
-				}
+		}
+		if c.opts.Vault != nil {
+			if src := c.opts.Vault.Presence(string(d.ID), slotOf(p)); src != "" {
+				st.Connected, st.Source = true, ptr(string(src))
 			}
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// slotOf is the vault slot that says a provider is connected: its key, or
+// for a keyless provider its base URL.
+func slotOf(p config.Provider) string {
+	if p.Keyless() {
+		return p.BaseURLEnv
+	}
+	return p.EnvVar
 }
 
 // derivedHealth is the health of a runtime whose adapter is not in this

@@ -95,14 +95,14 @@ func (c *Catalog) installNpm(ctx context.Context, d Descriptor, emit func(Instal
 		emit(InstallEvent{Type: "error", Code: "NPM_MISSING", Message: "npm was not found. Install Node.js (which includes npm), then try again."})
 		return false
 	}
-	code := c.runInstaller(ctx, npm, []string{"install", "-g", d.Package}, *d.InstallCommand, emit, nil)
+	code := c.runInstaller(ctx, npm, []string{"install", "-g", d.Package}, *d.InstallCommand, npmAdvice, emit, nil)
 	return code == ""
 }
 
 func (c *Catalog) installPip(ctx context.Context, d Descriptor, emit func(InstallEvent)) bool {
 	if pipx, ok := c.find("pipx"); ok {
 		emit(InstallEvent{Type: "progress", Step: "installing", Message: "Installing via pipx…"})
-		return c.runInstaller(ctx, pipx, []string{"install", d.Package}, *d.InstallCommand, emit, nil) == ""
+		return c.runInstaller(ctx, pipx, []string{"install", d.Package}, *d.InstallCommand, pipAdvice, emit, nil) == ""
 	}
 	python, ok := c.find("python3")
 	if !ok {
@@ -115,10 +115,10 @@ func (c *Catalog) installPip(ctx context.Context, d Descriptor, emit func(Instal
 	emit(InstallEvent{Type: "progress", Step: "installing", Message: "pipx not found; installing with pip --user…"})
 	args := []string{"-m", "pip", "install", "--user", d.Package}
 	managed := false
-	code := c.runInstaller(ctx, python, args, "python -m pip install --user '"+d.Package+"'", emit, &managed)
+	code := c.runInstaller(ctx, python, args, "python -m pip install --user '"+d.Package+"'", pipAdvice, emit, &managed)
 	if code != "" && managed {
 		emit(InstallEvent{Type: "progress", Step: "retrying", Message: "This Python is externally managed (PEP 668); retrying once with --break-system-packages…"})
-		code = c.runInstaller(ctx, python, append(args, "--break-system-packages"), "python -m pip install --user --break-system-packages '"+d.Package+"'", emit, nil)
+		code = c.runInstaller(ctx, python, append(args, "--break-system-packages"), "python -m pip install --user --break-system-packages '"+d.Package+"'", pipAdvice, emit, nil)
 	}
 	return code == ""
 }
@@ -127,7 +127,13 @@ func (c *Catalog) installPip(ctx context.Context, d Descriptor, emit func(Instal
 // success or the error code it emitted. When retry is non-nil, an
 // externally-managed Python failure is reported through it instead of as a
 // final error, so the caller can retry.
-func (c *Catalog) runInstaller(ctx context.Context, bin string, args []string, shown string, emit func(InstallEvent), retry *bool) (code string) {
+// The better way than sudo, per installer family.
+const (
+	npmAdvice = "use a Node version manager (nvm or fnm) or Homebrew, so global installs need no sudo"
+	pipAdvice = "install as your own user with pipx (recommended) or `python -m pip install --user`, which need no sudo"
+)
+
+func (c *Catalog) runInstaller(ctx context.Context, bin string, args []string, shown, advice string, emit func(InstallEvent), retry *bool) (code string) {
 	defer func() {
 		if p := recover(); p != nil {
 			code = "SPAWN_THROW"
@@ -152,8 +158,8 @@ func (c *Catalog) runInstaller(ctx context.Context, bin string, args []string, s
 		}
 		if l.Stderr && !eacces && (strings.Contains(l.Text, "EACCES") || strings.Contains(lower, "permission denied")) {
 			eacces = true
-			emit(InstallEvent{Type: "error", Code: "EACCES", Message: "Permission denied while installing globally. " +
-				"Try: sudo " + shown + " — or better, use a Node version manager (nvm or fnm) or Homebrew, so global installs need no sudo."})
+			emit(InstallEvent{Type: "error", Code: "EACCES", Message: "Permission denied while installing. " +
+				"Try: sudo " + shown + " — or better, " + advice + "."})
 		}
 	}
 	ex := child.Wait()

@@ -142,6 +142,19 @@ echo "error: externally-managed-environment" >&2; exit 1`)
 			t.Fatal(got)
 		}
 	})
+	t.Run("a permission error gets pip's advice, not npm's", func(t *testing.T) {
+		w := newWorld(t)
+		w.program("", "pipx", `echo "PermissionError: [Errno 13] Permission denied: '/opt/pipx'" >&2; exit 1`)
+		got, evs := w.install(context.Background(), executor.Hermes)
+		if got != "progress:installing,progress:installing,error:EACCES,error:EXIT_1" {
+			t.Fatal(got)
+		}
+		for _, ev := range evs {
+			if ev.Code == "EACCES" && (!strings.Contains(ev.Message, "sudo pipx install 'hermes-agent<1'") || !strings.Contains(ev.Message, "--user") || strings.Contains(ev.Message, "nvm")) {
+				t.Fatal(ev.Message)
+			}
+		}
+	})
 	t.Run("nothing to install with", func(t *testing.T) {
 		w := newWorld(t)
 		if got, _ := w.install(context.Background(), executor.Hermes); got != "progress:installing,error:PYTHON_MISSING" {
