@@ -76,7 +76,7 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
     }
   });
 
-  test('Ollama needs no key: checked, then connected; one Clawboo does not count says so', async () => {
+  test('Ollama needs no key: checked, then connected, also on its default port with no variable set', async () => {
     // With OLLAMA_BASE_URL set, the native runtime is connected through Ollama from the start.
     const w = await world({ env: (p) => ({ OLLAMA_BASE_URL: `${p.base}/ollama` }) });
     const { page, context, problems, actions } = await openRuntimes(browser, w);
@@ -110,16 +110,17 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
       await waitText(second.page, 'clawboo-native', 'connect-error', /Could not reach Ollama \(local\)\./);
       assert.deepEqual(second.actions, ['healthcheck clawboo-native'], 'an unreachable Ollama is not connected');
 
-      // An Ollama that answers there is checked and connected, but the backend
-      // counts Ollama only through OLLAMA_BASE_URL, and the card says so.
+      // An Ollama that answers there is checked and connected, and the
+      // backend remembers it, so the card turns ready with no variable set.
       local = createServer((req, res) => res.end(req.url === '/api/tags' ? '{"models":[]}' : ''));
       await new Promise((resolve, reject) => {
         local.once('error', (err) => reject(new Error(`port 11434 must be free for this test (a real Ollama?): ${err.message}`)));
         local.listen(11434, '127.0.0.1', resolve);
       });
       await c.getByTestId('connect-button').click();
-      await waitText(second.page, 'clawboo-native', 'keyless-ignored', /only when OLLAMA_BASE_URL is set/);
-      assert.equal(await c.getAttribute('data-state'), 'needs-auth');
+      await waitState(second.page, 'clawboo-native', 'ready');
+      const ollama = c.locator('[data-testid="provider-key"][data-provider="ollama"]');
+      assert.match(await ollama.textContent(), /Ollama \(local\)\s+connected, from the vault/);
       assert.deepEqual(second.problems, []);
     } finally {
       await second.context.close();
@@ -150,6 +151,12 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
       assert.equal(native.credentialSource, 'env');
       await page.reload();
       await waitState(page, 'claude-code', 'needs-auth');
+      // Pasting a key connects again, and the card says the environment's key
+      // still comes first.
+      await c.getByTestId('key-input').fill('sk-ant-pasted');
+      await c.getByTestId('connect-button').click();
+      await waitState(page, 'claude-code', 'ready');
+      await waitText(page, 'claude-code', 'connect-warning', /ANTHROPIC_API_KEY is also set in Clawboo's environment/);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

@@ -100,4 +100,12 @@ describe('connectKey', () => {
       loginCommand: 'codex login',
     });
   });
+
+  it('hands on the warning when an environment key is used before the stored one', async () => {
+    const warning = "ANTHROPIC_API_KEY is also set in Clawboo's environment, and that value is used before the stored key.";
+    const { c } = client({ ok: true }, { ok: true, connectionState: 'ready', warning });
+    expect(
+      await connectKey(c, { runtimeId: 'claude-code', envVar: 'ANTHROPIC_API_KEY', verify: false, provider: null, apiKey: 'k' }),
+    ).toEqual({ ok: true, state: 'ready', warning });
+  });
 });

@@ -23,7 +23,7 @@ export interface ConnectInput {
 }
 
 export type ConnectOutcome =
-  | { ok: true; state: ConnectionState; loginCommand?: string }
+  | { ok: true; state: ConnectionState; loginCommand?: string; warning?: string }
   | { ok: false; stage: 'input' | 'verify' | 'connect'; error: string };
 
 /** Reports which step is running, for the button's words. */
@@ -61,9 +61,10 @@ export async function connectKey(
   if (providerId) req.provider = providerId;
   try {
     const res = await client.connect(input.runtimeId, req);
-    return res.loginCommand === undefined
-      ? { ok: true, state: res.connectionState }
-      : { ok: true, state: res.connectionState, loginCommand: res.loginCommand };
+    const out: ConnectOutcome = { ok: true, state: res.connectionState };
+    if (res.loginCommand !== undefined) out.loginCommand = res.loginCommand;
+    if (res.warning !== undefined) out.warning = res.warning;
+    return out;
   } catch (err) {
     return { ok: false, stage: 'connect', error: describeError(err) };
   }

@@ -95,6 +95,7 @@ export function decodeConnectResult(v: unknown): ConnectResult {
   need(isObject(v) && isState(v.connectionState), 'connect answer has no connectionState');
   const out: ConnectResult = { ok: v.ok === true, connectionState: v.connectionState };
   if (typeof v.loginCommand === 'string') out.loginCommand = v.loginCommand;
+  if (typeof v.warning === 'string' && v.warning !== '') out.warning = v.warning;
   return out;
 }
 

@@ -94,6 +94,8 @@ export interface ConnectResult {
   ok: boolean;
   connectionState: ConnectionState;
   loginCommand?: string;
+  /** Set when a key in the server's environment is used before the stored one. */
+  warning?: string;
 }
 
 export interface HealthCheckResult {
