@@ -118,6 +118,10 @@ func (s *Store) Close() error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
+// Reader is the query-only pool, for packages that own their own queries
+// (the board, budgets); their writes go through InTx.
+func (s *Store) Reader() *sql.DB { return s.r }
+
 // InTx runs fn inside one IMMEDIATE write transaction, committing when fn
 // returns nil and rolling back otherwise.
 func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
