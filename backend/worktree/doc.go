@@ -1,0 +1,49 @@
+// Package worktree gives each code task its own git worktree, so agents
+// never edit the user's working copy: provision, pause, complete, diff,
+// verify, remove, garbage-collect and report disk use.
+//
+// Layout: <Home>/worktrees/<repoHash>/<taskID> on branch
+// clawboo/task-<taskID>, where repoHash is the first 12 hex digits of the
+// sha1 of the repository's resolved top-level path. The hash folder also
+// holds a ".repo" file naming that path, so disk use and GC can map a
+// folder back to its repository without running git.
+//
+// What we remember, and where:
+//   - The base commit of a task lives in the repository as the ref
+//     refs/clawboo/base/<taskID>. It survives Pause (the worktree's private
+//     git dir does not), keeps the base reachable for diffs, and is deleted
+//     with the branch.
+//   - A worktree's age (for GC) is the modification time of its ".git"
+//     link file, which git writes once at `worktree add`; re-provisioning
+//     after a pause makes it young again.
+//
+// Invariants:
+//   - The user's working copy, index and current branch are never touched:
+//     every command that writes runs inside our worktree, or updates only
+//     refs under refs/heads/clawboo/ and refs/clawboo/ and the repository's
+//     worktree registrations. Commands run inside a worktree first check its
+//     ".git" link and set GIT_CEILING_DIRECTORIES, so git can never walk up
+//     into another repository (a dotfiles repo in $HOME, say).
+//   - Every git and verify child runs through proc: its own process group,
+//     bounded output, a deadline (2 minutes per git command), and an
+//     environment built from an allowlist. No GIT_* variable of the server
+//     passes (GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE inherited from a hook
+//     would aim our commands at another repository) and no provider key
+//     reaches git or a verify command.
+//   - Our commits use a fixed identity (Clawboo <clawboo@localhost>), no
+//     signing, and no hooks: core.hooksPath points at the null device and
+//     commit runs with --no-verify, so a repository's hooks never run
+//     automatically on the user's machine without being asked.
+//   - Operations on one worktree path are serialized by a keyed mutex whose
+//     entries exist only while held or awaited. Different tasks of one
+//     repository run in parallel; a git lock file left by a neighbour
+//     (index.lock, packed-refs.lock) is waited out with a few retries.
+//   - Work is never silently discarded: Pause, Complete and GC commit first;
+//     a registered worktree that is on some other branch is refused rather
+//     than replaced; GC never touches a task its Keep function protects
+//     (asked under the path's lock) and removes the directory of a task
+//     whose repository vanished (there is nothing left to commit into).
+//   - Operations that take a Worktree recompute its path and branch from its
+//     repository and task id and refuse a value that disagrees, so a bad
+//     database row cannot make us delete an arbitrary directory.
+package worktree

@@ -1,0 +1,187 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clawboo/desktop/backend/proc"
+)
+
+// gitEnvNames is what git needs from the server's environment: proc's base
+// set (PATH, HOME, locale, proxies) plus where the user's git config lives.
+// No GIT_* variable passes; see the package comment.
+func gitEnvNames() []string {
+	return append(append([]string(nil), proc.BaseEnv...), "XDG_CONFIG_HOME")
+}
+
+// gitError is a git command that exited non-zero.
+type gitError struct {
+	args   []string
+	code   int
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	msg := strings.TrimSpace(e.stderr)
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", e.code)
+	}
+	return fmt.Sprintf("git %s: %s", e.args[0], msg)
+}
+
+// exitCode is the exit status of a failed git command, or -1.
+func exitCode(err error) int {
+	var ge *gitError
+	if errors.As(err, &ge) {
+		return ge.code
+	}
+	return -1
+}
+
+// call is one git invocation.
+type call struct {
+	dir     string
+	args    []string
+	env     map[string]string // added to the child's environment
+	inside  bool              // dir is a worktree: stop git's repository discovery at it
+	limit   int               // stdout bytes kept (default 8 MiB); the rest is cut
+	noRetry bool
+}
+
+// result is what a call printed on stdout, and whether it was cut.
+type result struct {
+	out string
+	cut bool
+}
+
+// run is git with args in dir.
+func (m *Manager) run(ctx context.Context, dir string, args ...string) (string, error) {
+	r, err := m.gitCall(ctx, call{dir: dir, args: args})
+	return r.out, err
+}
+
+// runIn is git with args inside worktree w.
+func (m *Manager) runIn(ctx context.Context, w Worktree, args ...string) (string, error) {
+	r, err := m.gitCall(ctx, call{dir: w.Path, args: args, inside: true})
+	return r.out, err
+}
+
+// gitCall runs git, retrying a few times when another git process holds a
+// lock we need (parallel tasks in one repository share its ref store and
+// worktree registry).
+func (m *Manager) gitCall(ctx context.Context, c call) (result, error) {
+	delay := 20 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		r, err := m.gitOnce(ctx, c)
+		if err == nil || c.noRetry || attempt >= 6 || !lockContention(err) || ctx.Err() != nil {
+			return r, err
+		}
+		m.log.Debug("git lock busy, retrying", "args", c.args[0], "attempt", attempt+1)
+		t := time.NewTimer(delay + rand.N(delay))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, err
+		case <-t.C:
+		}
+		delay *= 2
+	}
+}
+
+func lockContention(err error) bool {
+	var ge *gitError
+	if !errors.As(err, &ge) {
+		return false
+	}
+	s := ge.stderr
+	return strings.Contains(s, ".lock': File exists") || strings.Contains(s, "Unable to create") && strings.Contains(s, ".lock") ||
+		strings.Contains(s, "cannot lock ref") || strings.Contains(s, "could not lock")
+}
+
+func (m *Manager) gitOnce(ctx context.Context, c call) (result, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	extra := map[string]string{
+		"GIT_TERMINAL_PROMPT": "0",
+		"GIT_OPTIONAL_LOCKS":  "0", // reads never take index.lock
+		"GIT_PAGER":           "cat",
+		"LC_ALL":              "C", // messages we match are English
+	}
+	if c.inside {
+		// git never looks for a repository above the worktree, even if
+		// the worktree's link is broken.
+		extra["GIT_CEILING_DIRECTORIES"] = filepath.Dir(c.dir)
+		if _, err := os.Lstat(filepath.Join(c.dir, ".git")); err != nil {
+			return result{}, fmt.Errorf("worktree %s is missing its .git link", c.dir)
+		}
+	}
+	for k, v := range c.env {
+		extra[k] = v
+	}
+	args := append([]string{
+		"-c", "core.hooksPath=" + os.DevNull, // never run the repository's hooks
+		"-c", "core.fsmonitor=false", // no daemon outliving the command
+		"-c", "gc.auto=0", "-c", "maintenance.auto=false",
+		"-c", "commit.gpgsign=false", "-c", "color.ui=false", "-c", "core.quotepath=false",
+		"-c", "user.name=Clawboo", "-c", "user.email=clawboo@localhost", // works with no identity set
+	}, c.args...)
+	child, err := proc.Start(ctx, proc.Spec{Path: m.git, Args: args, Dir: c.dir,
+		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra)})
+	if err != nil {
+		return result{}, fmt.Errorf("git %s: %w", c.args[0], err)
+	}
+	limit := c.limit
+	if limit <= 0 {
+		limit = 8 << 20
+	}
+	var out strings.Builder
+	var errTail string
+	cut := false
+	for l := range child.Lines() {
+		if l.Stderr {
+			errTail = tail(errTail+l.Text+"\n", 2000)
+			continue
+		}
+		if cut {
+			continue
+		}
+		if out.Len()+len(l.Text)+1 > limit {
+			cut = true
+			child.Stop() // we have what we keep; do not wait for the rest
+			continue
+		}
+		out.WriteString(l.Text)
+		out.WriteByte('\n')
+	}
+	exit := child.Wait()
+	r := result{out: out.String(), cut: cut}
+	switch {
+	case cut:
+		return r, nil
+	case ctx.Err() != nil:
+		return r, fmt.Errorf("git %s: %w", c.args[0], ctx.Err())
+	case exit.Err != nil:
+		return r, fmt.Errorf("git %s: %w", c.args[0], exit.Err)
+	case exit.Code != 0:
+		return r, &gitError{args: c.args, code: exit.Code, stderr: errTail}
+	}
+	return r, nil
+}
+
+// tail is the last n bytes of s, starting on a rune boundary.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return s[i:]
+}
