@@ -72,8 +72,9 @@ func TestCompleteWithChanges(t *testing.T) {
 	w := provision(t, m, repo, "T1")
 	write(t, filepath.Join(w.Path, "a.txt"), "1\ntwo\n3\n4\n") // +2 -1, committed by the agent
 	git(t, w.Path, "commit", "-qam", "agent work")
-	write(t, filepath.Join(w.Path, "c.txt"), "x\ny\nz\n") // +3, untracked
-	if err := os.Remove(filepath.Join(w.Path, "b.txt")); err != nil { // -1
+	// +3 untracked, -1 deleted, neither committed.
+	write(t, filepath.Join(w.Path, "c.txt"), "x\ny\nz\n")
+	if err := os.Remove(filepath.Join(w.Path, "b.txt")); err != nil {
 		t.Fatal(err)
 	}
 	o, err := m.Complete(ctxT(t), w)
