@@ -101,11 +101,11 @@ func (m *Manager) remove(ctx context.Context, w Worktree, deleteBranch bool) err
 
 // detach removes the worktree directory and its registration.
 func (m *Manager) detach(ctx context.Context, w Worktree) error {
-	_, rmErr := m.run(ctx, w.RepoPath, "worktree", "remove", "--force", "--force", w.Path)
+	_, rmErr := m.worktreeCmd(ctx, w.RepoPath, "remove", "--force", "--force", w.Path)
 	if err := os.RemoveAll(w.Path); err != nil {
 		return fmt.Errorf("remove %s: %w", w.Path, err)
 	}
-	if _, err := m.run(ctx, w.RepoPath, "worktree", "prune"); err != nil {
+	if _, err := m.worktreeCmd(ctx, w.RepoPath, "prune"); err != nil {
 		return err
 	}
 	if rmErr != nil && !strings.Contains(rmErr.Error(), "is not a working tree") {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPauseThenProvision(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -45,6 +46,7 @@ func TestPauseThenProvision(t *testing.T) {
 }
 
 func TestCompleteWithoutChanges(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -67,6 +69,7 @@ func TestCompleteWithoutChanges(t *testing.T) {
 }
 
 func TestCompleteWithChanges(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, map[string]string{"a.txt": "1\n2\n3\n", "b.txt": "keep\n"})
 	w := provision(t, m, repo, "T1")
@@ -112,6 +115,7 @@ func TestCompleteWithChanges(t *testing.T) {
 }
 
 func TestDiffSeesUntrackedAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -135,6 +139,7 @@ func TestDiffSeesUntrackedAndChangesNothing(t *testing.T) {
 }
 
 func TestDiffIsCapped(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -153,6 +158,7 @@ func TestDiffIsCapped(t *testing.T) {
 }
 
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -174,6 +180,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestForeignWorktreeIsRefused(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")

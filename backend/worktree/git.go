@@ -72,6 +72,21 @@ func (m *Manager) runIn(ctx context.Context, w Worktree, args ...string) (string
 	return r.out, err
 }
 
+// worktreeCmd runs `git worktree args...` in repo, one at a time per
+// repository: git reads every registration while adding, listing or
+// pruning, and a neighbour's half-written one makes it fail ("failed to
+// read .../commondir") or, for prune, delete it. Checkouts of one
+// repository's tasks therefore run one after another; everything else
+// (commits, diffs, verify) runs in parallel.
+func (m *Manager) worktreeCmd(ctx context.Context, repo string, args ...string) (string, error) {
+	unlock, err := m.locks.lock(ctx, "repo\x00"+repo)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return m.run(ctx, repo, append([]string{"worktree"}, args...)...)
+}
+
 // gitCall runs git, retrying a few times when another git process holds a
 // lock we need (parallel tasks in one repository share its ref store and
 // worktree registry).
@@ -101,7 +116,9 @@ func lockContention(err error) bool {
 	}
 	s := ge.stderr
 	return strings.Contains(s, ".lock': File exists") || strings.Contains(s, "Unable to create") && strings.Contains(s, ".lock") ||
-		strings.Contains(s, "cannot lock ref") || strings.Contains(s, "could not lock")
+		strings.Contains(s, "cannot lock ref") || strings.Contains(s, "could not lock") ||
+		// another git process is halfway through adding a worktree
+		strings.Contains(s, "failed to read") && (strings.Contains(s, "/commondir") || strings.Contains(s, "/gitdir"))
 }
 
 func (m *Manager) gitOnce(ctx context.Context, c call) (result, error) {

@@ -83,7 +83,7 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 	// registration git no longer knows the directory, and a registration
 	// without a directory is an empty promise.
 	if isReg {
-		_, _ = m.run(ctx, w.RepoPath, "worktree", "remove", "--force", "--force", w.Path)
+		_, _ = m.worktreeCmd(ctx, w.RepoPath, "remove", "--force", "--force", w.Path)
 	}
 	if exists(w.Path) {
 		m.log.Warn("removing a stale worktree directory", "task", w.TaskID, "path", w.Path)
@@ -91,7 +91,7 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 			return w, fmt.Errorf("remove stale %s: %w", w.Path, err)
 		}
 	}
-	if _, err := m.run(ctx, w.RepoPath, "worktree", "prune"); err != nil {
+	if _, err := m.worktreeCmd(ctx, w.RepoPath, "prune"); err != nil {
 		return w, err
 	}
 	branchRef := "refs/heads/" + w.Branch
@@ -101,7 +101,7 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 	}
 	if had != "" {
 		// After a pause: the branch holds the work; check it out as it is.
-		if _, err := m.run(ctx, w.RepoPath, "worktree", "add", w.Path, w.Branch); err != nil {
+		if _, err := m.worktreeCmd(ctx, w.RepoPath, "add", w.Path, w.Branch); err != nil {
 			return w, err
 		}
 		if w.BaseCommit, err = m.baseCommit(ctx, w, point); err != nil {
@@ -111,7 +111,7 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 		if _, err := m.run(ctx, w.RepoPath, "update-ref", baseRefOf(w.TaskID), point); err != nil {
 			return w, err
 		}
-		if _, err := m.run(ctx, w.RepoPath, "worktree", "add", "-b", w.Branch, w.Path, point); err != nil {
+		if _, err := m.worktreeCmd(ctx, w.RepoPath, "add", "-b", w.Branch, w.Path, point); err != nil {
 			return w, err
 		}
 		w.BaseCommit = point
@@ -131,11 +131,11 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 func (m *Manager) cleanup(ctx context.Context, w Worktree) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	_, _ = m.run(ctx, w.RepoPath, "worktree", "remove", "--force", "--force", w.Path)
+	_, _ = m.worktreeCmd(ctx, w.RepoPath, "remove", "--force", "--force", w.Path)
 	if err := os.RemoveAll(w.Path); err != nil {
 		m.log.Warn("worktree cleanup", "path", w.Path, "err", err)
 	}
-	_, _ = m.run(ctx, w.RepoPath, "worktree", "prune")
+	_, _ = m.worktreeCmd(ctx, w.RepoPath, "prune")
 }
 
 // resolveRepo turns a folder into its repository's top level, symlinks
@@ -234,7 +234,7 @@ type registration struct {
 
 // registered lists the repository's worktrees by path.
 func (m *Manager) registered(ctx context.Context, repo string) (map[string]registration, error) {
-	out, err := m.run(ctx, repo, "worktree", "list", "--porcelain")
+	out, err := m.worktreeCmd(ctx, repo, "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}

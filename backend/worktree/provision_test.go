@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -9,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestNeedsWorktree(t *testing.T) {
+	t.Parallel()
 	for kind, want := range map[string]bool{"code": true, "": true, "refactor": true, "research": false, "review": false} {
 		if got := NeedsWorktree(kind); got != want {
 			t.Errorf("NeedsWorktree(%q) = %v", kind, got)
@@ -20,6 +23,7 @@ func TestNeedsWorktree(t *testing.T) {
 }
 
 func TestNewWithoutGit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, err := New(Options{Home: e.home, Git: "/nonexistent/git", Environ: func() []string { return e.vars }})
 	if !errors.Is(err, ErrGitMissing) {
@@ -32,6 +36,7 @@ func TestNewWithoutGit(t *testing.T) {
 }
 
 func TestProvisionFromHead(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	// Through a symlink and a subfolder: the top level, resolved, is what counts.
@@ -69,6 +74,7 @@ func TestProvisionFromHead(t *testing.T) {
 }
 
 func TestProvisionFromBase(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	first := git(t, repo, "rev-parse", "HEAD")
@@ -94,6 +100,7 @@ func TestProvisionFromBase(t *testing.T) {
 }
 
 func TestProvisionReusesAsIs(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -108,6 +115,7 @@ func TestProvisionReusesAsIs(t *testing.T) {
 }
 
 func TestConcurrentProvision(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	var wg sync.WaitGroup
@@ -149,6 +157,7 @@ func TestConcurrentProvision(t *testing.T) {
 }
 
 func TestProvisionLeavesUncommittedWorkAlone(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	write(t, filepath.Join(repo, "README.md"), "user's edit\n")
@@ -171,6 +180,7 @@ func TestProvisionLeavesUncommittedWorkAlone(t *testing.T) {
 }
 
 func TestProvisionErrors(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	plain := t.TempDir()
@@ -212,6 +222,7 @@ func TestProvisionErrors(t *testing.T) {
 }
 
 func TestProvisionReplacesStaleLeftovers(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	// A directory git does not know about.
@@ -236,6 +247,7 @@ func TestProvisionReplacesStaleLeftovers(t *testing.T) {
 }
 
 func TestProvisionRefusesAWorktreeOnAnotherBranch(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -249,5 +261,28 @@ func TestProvisionRefusesAWorktreeOnAnotherBranch(t *testing.T) {
 	}
 	if read(t, filepath.Join(w.Path, "precious")) != "x" {
 		t.Fatal("work lost")
+	}
+}
+
+func TestKeyedMutex(t *testing.T) {
+	t.Parallel()
+	var k keyedMutex
+	unlock, err := k.lock(ctxT(t), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := k.lock(ctx, "a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second lock: %v", err)
+	}
+	other, err := k.lock(ctxT(t), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other()
+	unlock()
+	if k.size() != 0 {
+		t.Fatalf("%d entries left", k.size())
 	}
 }

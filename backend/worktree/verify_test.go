@@ -7,6 +7,7 @@ import (
 )
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	w := provision(t, m, repo, "T1")
@@ -49,6 +50,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestVerifyTimeoutKillsTheGroup(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	w := provision(t, m, newRepo(t, nil), "T1")
 	start := time.Now()
@@ -66,6 +68,7 @@ func TestVerifyTimeoutKillsTheGroup(t *testing.T) {
 }
 
 func TestVerifyOutputIsBounded(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	w := provision(t, m, newRepo(t, nil), "T1")
 	v := m.Verify(ctxT(t), w, "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo line $i; done", time.Minute)
@@ -78,6 +81,7 @@ func TestVerifyOutputIsBounded(t *testing.T) {
 }
 
 func TestVerifyRefuses(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	w := provision(t, m, newRepo(t, nil), "T1")
 	for _, cmd := range []string{"", "  \n"} {
@@ -100,6 +104,7 @@ func TestVerifyRefuses(t *testing.T) {
 }
 
 func TestGitChildEnvironment(t *testing.T) {
+	t.Parallel()
 	m, _ := newManager(t)
 	repo := newRepo(t, nil)
 	// An alias runs a shell with the environment git was given.
@@ -118,6 +123,7 @@ func TestGitChildEnvironment(t *testing.T) {
 }
 
 func TestScrub(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Authorization: Bearer abcdefghijklmnop123": "Authorization: Bearer [REDACTED]",
 		"AKIAABCDEFGHIJKLMNOP":                      "[REDACTED]",
