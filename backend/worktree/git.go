@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -217,4 +218,50 @@ func tail(s string, n int) string {
 		i++
 	}
 	return s[i:]
+}
+
+type registration struct {
+	branch       string // "refs/heads/…", or "" when detached
+	prunable     bool
+	initializing bool
+}
+
+// registered lists the repository's worktrees by path.
+func (m *Manager) registered(ctx context.Context, repo string) (map[string]registration, error) {
+	out, err := m.worktreeCmd(ctx, repo, "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	regs := map[string]registration{}
+	var path string
+	var cur registration
+	flush := func() {
+		if path != "" {
+			if real, err := filepath.EvalSymlinks(path); err == nil {
+				path = real
+			}
+			regs[path] = cur
+		}
+		path, cur = "", registration{}
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), " ")
+		switch k {
+		case "":
+			flush()
+		case "worktree":
+			flush()
+			path = filepath.Clean(v)
+		case "branch":
+			cur.branch = v
+		case "prunable":
+			cur.prunable = true
+		case "locked":
+			cur.initializing = v == "initializing"
+		}
+	}
+	flush()
+	return regs, nil
 }

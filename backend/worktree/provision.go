@@ -1,7 +1,6 @@
 package worktree
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +70,9 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 		return w, err
 	}
 	reg, isReg := regs[w.Path]
-	if isReg && !reg.prunable && present(w) {
+	// A worktree still locked "initializing" is one whose git worktree add
+	// died mid-checkout: its files are partial, so it is stale.
+	if isReg && !reg.prunable && !reg.initializing && present(w) {
 		if reg.branch != "refs/heads/"+w.Branch {
 			return w, fmt.Errorf("%s is checked out on %q, not %s; %w (resolve it by hand)",
 				w.Path, strings.TrimPrefix(reg.branch, "refs/heads/"), w.Branch, errRefused)
@@ -225,49 +226,6 @@ func (m *Manager) baseCommit(ctx context.Context, w Worktree, point string) (str
 	c := strings.TrimSpace(out)
 	_, err = m.run(ctx, w.RepoPath, "update-ref", baseRefOf(w.TaskID), c)
 	return c, err
-}
-
-type registration struct {
-	branch   string // "refs/heads/…", or "" when detached
-	prunable bool
-}
-
-// registered lists the repository's worktrees by path.
-func (m *Manager) registered(ctx context.Context, repo string) (map[string]registration, error) {
-	out, err := m.worktreeCmd(ctx, repo, "list", "--porcelain")
-	if err != nil {
-		return nil, err
-	}
-	regs := map[string]registration{}
-	var path string
-	var cur registration
-	flush := func() {
-		if path != "" {
-			if real, err := filepath.EvalSymlinks(path); err == nil {
-				path = real
-			}
-			regs[path] = cur
-		}
-		path, cur = "", registration{}
-	}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), " ")
-		switch k {
-		case "":
-			flush()
-		case "worktree":
-			flush()
-			path = filepath.Clean(v)
-		case "branch":
-			cur.branch = v
-		case "prunable":
-			cur.prunable = true
-		}
-	}
-	flush()
-	return regs, nil
 }
 
 // writeRepoFile records which repository a hash folder belongs to.

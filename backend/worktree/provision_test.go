@@ -286,3 +286,20 @@ func TestKeyedMutex(t *testing.T) {
 		t.Fatalf("%d entries left", k.size())
 	}
 }
+
+func TestProvisionReplacesAHalfAddedWorktree(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t)
+	repo := newRepo(t, nil)
+	w := provision(t, m, repo, "T1")
+	// As if git worktree add had been killed during its checkout.
+	gitdir := strings.TrimPrefix(read(t, filepath.Join(w.Path, ".git")), "gitdir: ")
+	write(t, filepath.Join(strings.TrimSpace(gitdir), "locked"), "initializing")
+	if err := os.Remove(filepath.Join(w.Path, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	again := provision(t, m, repo, "T1")
+	if again != w || read(t, filepath.Join(w.Path, "README.md")) != "hello\n" {
+		t.Fatal("the half-added worktree was reused")
+	}
+}
