@@ -113,8 +113,8 @@ func (m *Manager) outcome(ctx context.Context, at call, base, right string) (Out
 	}
 	o.Diff = r.out
 	if r.cut {
-		o.Diff += fmt.Sprintf("\n[diff cut at %d KiB; %d files changed in all: see git diff %s %s]\n",
-			maxDiff>>10, o.Files, base, right)
+		o.Diff += fmt.Sprintf("\n[diff cut at %d KiB; %d files changed in all: run git diff %s in the worktree for the rest]\n",
+			maxDiff>>10, o.Files, base)
 	}
 	return o, nil
 }

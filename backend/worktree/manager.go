@@ -32,7 +32,8 @@ type Options struct {
 	Home string // worktrees live in <Home>/worktrees/<repoHash>/<taskID>
 	Git  string // path of git ("" = resolve "git" on PATH via proc)
 	// Environ is the server's environment. Children get only an allowlist
-	// of it (see gitEnv and verifyEnv), never provider keys. nil = os.Environ.
+	// of it (gitEnvNames, verifyEnvNames): no GIT_* and never a provider
+	// key. nil = os.Environ.
 	Environ func() []string
 	Log     *slog.Logger
 }
