@@ -1,6 +1,8 @@
 // Package perf measures `clawboo serve` from the outside, as a user's
 // machine sees it: cold start, idle memory, API latency, mock runs per
 // second with everything persisted, and flood delivery over SSE. It is
-// benchmarks only (`make bench`); it imports nothing from the backend, so
-// it measures the real binary rather than a test harness.
+// benchmarks only (`make bench`). The server figures import nothing from
+// the backend, so they measure the real binary rather than a test harness;
+// the worktree benchmark drives backend/worktree directly, since provisioning
+// is a library call with no HTTP in front of it yet.
 package perf

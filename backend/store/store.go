@@ -44,7 +44,9 @@ type Store struct {
 	r    *sql.DB // query-only pool
 	path string
 
-	ledger ledgerStmts
+	ledger     ledgerStmts
+	readStmts  *stmtCache
+	writeStmts *stmtCache
 
 	ckpt     *sql.DB // the checkpointer's own connection
 	ckptStop chan struct{}
@@ -65,7 +67,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{w: w, path: path}
+	s := &Store{w: w, path: path, writeStmts: &stmtCache{db: w, m: map[string]*sql.Stmt{}}}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -78,6 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	s.r = r
+	s.readStmts = &stmtCache{db: r, m: map[string]*sql.Stmt{}}
 	if err := s.startCheckpointer(path); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open %s for checkpoints: %w", path, err)
@@ -105,6 +108,10 @@ func dsn(path string, readOnly bool) string {
 func (s *Store) Close() error {
 	s.stopCheckpointer()
 	s.closeLedger()
+	if s.readStmts != nil {
+		s.readStmts.close()
+	}
+	s.writeStmts.close()
 	var errs []error
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
@@ -119,8 +126,13 @@ func (s *Store) Close() error {
 func (s *Store) Path() string { return s.path }
 
 // Reader is the query-only pool, for packages that own their own queries
-// (the board, budgets); their writes go through InTx.
+// (the board, budgets); their writes go through InTx or Writer.
 func (s *Store) Reader() *sql.DB { return s.r }
+
+// Writer is the single writer connection, for writes that are one
+// statement and need no transaction around them (a conditional claim):
+// SQLite runs each such statement atomically.
+func (s *Store) Writer() *sql.DB { return s.w }
 
 // InTx runs fn inside one IMMEDIATE write transaction, committing when fn
 // returns nil and rolling back otherwise.

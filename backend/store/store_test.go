@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func open(t testing.TB) *Store {
@@ -302,5 +303,54 @@ func TestAppendEventsAnyCount(t *testing.T) {
 				t.Fatalf("%d: row %d = %+v", n, i, r)
 			}
 		}
+	}
+}
+
+func TestQuerierPreparesOnceAndNeverDeadlocksInATransaction(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	const q = `INSERT INTO settings(key, value, updated_at) VALUES (?, ?, 1)`
+	// Inside a write transaction the writer's only connection is taken:
+	// a first use runs unprepared and is prepared once the connection frees.
+	done := make(chan error, 1)
+	go func() {
+		done <- s.InTx(ctx, func(tx *sql.Tx) error {
+			for i := 0; i < 3; i++ {
+				if _, err := s.Tx(tx).ExecContext(ctx, q, fmt.Sprint("k", i), "v"); err != nil {
+					return err
+				}
+			}
+			var n int
+			return s.Tx(tx).QueryRowContext(ctx, `SELECT COUNT(*) FROM settings`).Scan(&n)
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a query inside a transaction deadlocked")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.writeStmts.cached(q) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the statement was never prepared in the background")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := s.Write().ExecContext(ctx, q, "k9", "v"); err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := s.Read().QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, "k9").Scan(&v); err != nil || v != "v" {
+		t.Fatal(v, err)
+	}
+	if s.readStmts.cached(`SELECT value FROM settings WHERE key = ?`) == nil {
+		t.Fatal("read not cached")
+	}
+	// Errors surface from Scan and Exec, prepared or not.
+	if err := s.Read().QueryRowContext(ctx, `SELECT nope FROM nowhere`).Scan(&v); err == nil {
+		t.Fatal("bad query did not fail")
 	}
 }

@@ -32,7 +32,7 @@ CREATE TABLE tasks (
   updated_at        INTEGER NOT NULL,
   completed_at      INTEGER
 );
-CREATE INDEX tasks_board ON tasks(status, priority DESC, updated_at DESC);
+CREATE INDEX tasks_board ON tasks(status, priority DESC, created_at, id);
 CREATE INDEX tasks_parent ON tasks(parent_id) WHERE parent_id IS NOT NULL;
 CREATE INDEX tasks_root ON tasks(root_id);
 CREATE INDEX tasks_team ON tasks(team_id, status) WHERE team_id IS NOT NULL;

@@ -1,0 +1,47 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// SetWorktree records (or updates) a task's worktree.
+func (b *Board) SetWorktree(ctx context.Context, w Worktree) error {
+	now := b.ms()
+	_, err := b.st.Write().ExecContext(ctx, `INSERT INTO worktrees(task_id, repo_path, path, branch, base_commit, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(task_id) DO UPDATE SET repo_path = excluded.repo_path, path = excluded.path, branch = excluded.branch,
+			base_commit = excluded.base_commit, status = excluded.status, updated_at = excluded.updated_at`,
+		w.TaskID, w.RepoPath, w.Path, w.Branch, w.BaseCommit, w.Status, now, now)
+	if err != nil {
+		return fmt.Errorf("record worktree: %w", err)
+	}
+	return nil
+}
+
+// SetWorktreeStatus changes a worktree's status (active, paused, archived).
+func (b *Board) SetWorktreeStatus(ctx context.Context, taskID, status string) error {
+	_, err := b.st.Write().ExecContext(ctx, `UPDATE worktrees SET status = ?, updated_at = ? WHERE task_id = ?`, status, b.ms(), taskID)
+	return err
+}
+
+// Worktree returns a task's worktree record.
+func (b *Board) Worktree(ctx context.Context, taskID string) (Worktree, error) {
+	var w Worktree
+	err := b.st.Read().QueryRowContext(ctx, `SELECT task_id, repo_path, path, branch, base_commit, status, created_at, updated_at
+		FROM worktrees WHERE task_id = ?`, taskID).Scan(&w.TaskID, &w.RepoPath, &w.Path, &w.Branch, &w.BaseCommit, &w.Status, &w.CreatedAt, &w.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Worktree{}, ErrNotFound
+	}
+	return w, err
+}
+
+// Protected reports a task whose worktree garbage collection must not
+// touch: in progress or in review.
+func (b *Board) Protected(ctx context.Context, taskID string) bool {
+	var status string
+	err := b.st.Read().QueryRowContext(ctx, `SELECT status FROM tasks WHERE id = ?`, taskID).Scan(&status)
+	return err == nil && (Status(status) == InProgress || Status(status) == InReview)
+}
