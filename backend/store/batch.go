@@ -44,8 +44,8 @@ var ledgerSQL = [nQueries]string{
 	qCommit:   `COMMIT`,
 	qRollback: `ROLLBACK`,
 	qInsertRun: `INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
-		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at)
-		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)`,
+		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model)
+		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''))`,
 	qMarkRunning: `UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`,
 	qAppendEvent: appendSQL(1),
 	qAppend2:     appendSQL(2),
@@ -205,6 +205,9 @@ type NewRun struct {
 	ID        string
 	RuntimeID string
 	AgentID   *string
+	TaskID    string
+	TeamID    string
+	Model     string
 	Title     string
 	CreatedAt int64
 	StartedAt *int64
@@ -223,7 +226,7 @@ func (b *Batch) InsertRun(r NewRun) error {
 		f, status, ended = *r.Final, r.Final.Status, &r.Final.EndedAt
 	}
 	err := b.exec(qInsertRun, r.ID, r.RuntimeID, r.AgentID, r.Title, status, f.DoneReason, f.Summary, f.Error,
-		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended)
+		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended, r.TaskID, r.TeamID, r.Model)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}

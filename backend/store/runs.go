@@ -23,6 +23,9 @@ type Run struct {
 	ID           string   `json:"id"`
 	RuntimeID    string   `json:"runtimeId"`
 	AgentID      *string  `json:"agentId"`
+	TaskID       *string  `json:"taskId"`
+	TeamID       *string  `json:"teamId"`
+	Model        *string  `json:"model"`
 	Title        string   `json:"title"`
 	Status       string   `json:"status"`
 	DoneReason   *string  `json:"doneReason"`
@@ -64,12 +67,12 @@ type EventRow struct {
 	Data []byte
 }
 
-const runColumns = `id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
+const runColumns = `id, runtime_id, agent_id, task_id, team_id, model, title, status, done_reason, summary, error, cost_usd, cost_kind,
 	input_tokens, output_tokens, last_seq, created_at, started_at, ended_at`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
-	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
+	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
 		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt)
 	return r, err
 }
@@ -108,6 +111,24 @@ func (s *Store) ListRuns(ctx context.Context, before string, limit int) ([]Run, 
 		r, err := scanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// TaskRuns returns a task's runs, newest first.
+func (s *Store) TaskRuns(ctx context.Context, taskID string, limit int) ([]Run, error) {
+	rows, err := s.Read().QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT ?`, taskID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("task runs: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("task runs: %w", err)
 		}
 		out = append(out, r)
 	}

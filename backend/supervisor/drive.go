@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
 )
@@ -38,11 +39,14 @@ type liveRun struct {
 	persistCh   chan struct{}
 	persistMu   sync.Once
 
+	task *taskCtx // nil for an ad-hoc run
+
 	mu   sync.Mutex
 	view store.Run // the ledger row as the host knows it
 
-	finished chan struct{}
-	final    store.Run
+	finished  chan struct{}
+	final     store.Run
+	taskFinal *board.Task // the task as the run left it (task runs)
 }
 
 func newLiveRun(s *Supervisor, id string, a executor.Adapter, p StartParams, now int64) *liveRun {
@@ -81,25 +85,22 @@ type outcome struct {
 	lastSeq    int64
 	done       *executor.Event
 	fatalMsg   string
-	cost       float64
-	costSeen   bool
-	local      bool
 	usage      executor.Usage
 	timedOut   bool
 	abandoned  bool
 	notStarted bool // aborted while the runtime was still launching
 	hostError  string
+
+	// What the run spent, as charged to the ledger while it ran.
+	spend spent
+	// budgetStop names the cap budget that stopped the run.
+	budgetStop string
 }
 
 func (o *outcome) observe(ev executor.Event) {
 	o.lastSeq = ev.Seq
 	switch ev.Kind {
 	case executor.KindCost:
-		if ev.CostUSD != nil {
-			o.cost += *ev.CostUSD
-			o.costSeen = true
-			o.local = o.local || ev.Local
-		}
 		if ev.Usage != nil {
 			o.usage.InputTokens += ev.Usage.InputTokens
 			o.usage.OutputTokens += ev.Usage.OutputTokens
@@ -139,7 +140,10 @@ func (l *liveRun) drive() {
 	stopLaunchWatch := context.AfterFunc(l.aborted, cancel)
 	req := executor.StartRequest{
 		RunID: executor.RunID(l.id), AgentID: l.params.AgentID, Message: l.params.Message,
-		Context: l.params.Context, Emitter: l.em,
+		Context: l.params.Context, Model: l.params.Model, WorkDir: l.params.workDir, Emitter: l.em,
+	}
+	if l.task != nil {
+		req.SessionKey = "task:" + l.task.task.ID
 	}
 	run, err := safeStart(ctx, l.adapter, req)
 	stopLaunchWatch()
@@ -190,8 +194,18 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 		grace = t.C
 	}
 	abortReq, persistCh := l.aborted.Done(), l.persistCh
+	var heartbeat <-chan time.Time
+	if l.task != nil {
+		t := time.NewTicker(s.opts.HeartbeatEvery)
+		defer t.Stop()
+		heartbeat = t.C
+	}
 	for {
 		select {
+		case <-heartbeat:
+			if err := s.opts.Board.Heartbeat(context.Background(), l.task.task.ID, l.id); err != nil {
+				s.opts.Log.Warn("task heartbeat failed", "run", l.id, "err", err)
+			}
 		case ev, ok := <-events:
 			if !ok {
 				if o.hostError == "" && o.fatalMsg == "" {
@@ -210,6 +224,10 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 			idle.Reset(s.opts.IdleTimeout)
 			o.observe(ev)
 			l.record(ev)
+			if scope := l.account(ev, o); scope != "" && o.budgetStop == "" {
+				o.budgetStop = scope
+				stop("budget paused: " + scope)
+			}
 			if ev.Kind == executor.KindDone {
 				return
 			}
@@ -273,14 +291,7 @@ func (l *liveRun) finish(o *outcome) {
 	s := l.s
 	now := s.opts.Now()
 	f := store.RunFinish{ID: l.id, EndedAt: now.UnixMilli(), InputTokens: o.usage.InputTokens, OutputTokens: o.usage.OutputTokens}
-	if o.costSeen {
-		c := o.cost
-		f.CostUSD = &c
-		f.CostKind = "reported"
-		if o.local {
-			f.CostKind = "local"
-		}
-	}
+	l.settleCost(o, &f)
 	if o.done != nil {
 		// The adapter reported its own end.
 		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
@@ -309,6 +320,9 @@ func (l *liveRun) finish(o *outcome) {
 		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
 		l.synthesize(o, executor.Done(reason, msg))
 	}
+	if o.budgetStop != "" {
+		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
+	}
 	if o.timedOut {
 		f.Status = store.RunTimedOut
 		f.Error = fmt.Sprintf("idle timeout: no events for %s", s.opts.IdleTimeout)
@@ -334,6 +348,9 @@ func (l *liveRun) finish(o *outcome) {
 	v.EndedAt = &ended
 	l.final = *v
 	l.mu.Unlock()
+	if l.task != nil {
+		l.finishTask(o, l.final)
+	}
 	s.Updates.PublishMust(l.final)
 	close(l.finished)
 }

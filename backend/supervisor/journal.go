@@ -26,6 +26,9 @@ type op struct {
 	// create
 	runtimeID string
 	agentID   *string
+	taskID    string
+	teamID    string
+	model     string
 	title     string
 	at        int64
 	// event
@@ -279,7 +282,8 @@ func apply(b *store.Batch, batch []op) error {
 		o := &batch[i]
 		switch o.kind {
 		case opCreate:
-			created[o.runID] = &store.NewRun{ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, Title: o.title, CreatedAt: o.at}
+			created[o.runID] = &store.NewRun{ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
+				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at}
 		case opRunning:
 			if nr := created[o.runID]; nr != nil {
 				at := o.at

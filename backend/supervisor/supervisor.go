@@ -29,9 +29,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/worktree"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -48,6 +51,18 @@ type Options struct {
 	Store    *store.Store
 	Registry *executor.Registry
 	Log      *slog.Logger
+	// Board, Worktrees and Budget make task runs possible (each may be nil
+	// for a supervisor of ad-hoc runs only; Budget nil records no spend).
+	Board     *board.Board
+	Worktrees *worktree.Manager
+	Budget    *budget.Ledger
+	// HeartbeatEvery keeps a task's claim alive (default 30 s).
+	HeartbeatEvery time.Duration
+	// VerifyTimeout bounds a task's verify command (default 10 minutes).
+	VerifyTimeout time.Duration
+	// MaxTaskDepth refuses tasks nested deeper (default board.MaxDepth,
+	// which the board already enforces at creation).
+	MaxTaskDepth int
 	// IdleTimeout aborts a run silent for this long (default 30 minutes).
 	IdleTimeout time.Duration
 	// AbortGrace is how long an aborted run may take to end before the host
@@ -93,6 +108,15 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.HeartbeatEvery <= 0 {
+		opts.HeartbeatEvery = 30 * time.Second
+	}
+	if opts.MaxTaskDepth <= 0 {
+		opts.MaxTaskDepth = board.MaxDepth
+	}
+	if opts.VerifyTimeout <= 0 {
+		opts.VerifyTimeout = worktree.DefaultVerifyTimeout
+	}
 	s := &Supervisor{
 		opts:     opts,
 		Updates:  bus.New[store.Run](500 * time.Millisecond),
@@ -109,12 +133,20 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 	return s, nil
 }
 
-// StartParams describe a run to start.
+// StartParams describe a run to start: an ad-hoc message, or a board task.
 type StartParams struct {
 	RuntimeID executor.ID
 	Message   string
 	Context   string
 	AgentID   string
+	Model     string
+	// TaskID runs a board task (claim, worktree, verification, ledger).
+	TaskID string
+	// Kind and RepoPath override the task's own.
+	Kind     string
+	RepoPath string
+
+	workDir string // the task's worktree, set by the runner
 }
 
 // Handle lets a caller wait for a run it started.
@@ -134,6 +166,14 @@ func (h *Handle) Wait(ctx context.Context) (store.Run, error) {
 	}
 }
 
+// Task is the board task as the run left it, once Wait has returned (nil
+// for an ad-hoc run).
+func (h *Handle) Task() *board.Task {
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	return h.live.taskFinal
+}
+
 // Start records a new run and launches it on its runtime; the run proceeds
 // in the background. Until it ends, Live answers for it.
 func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) {
@@ -141,16 +181,39 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	if !ok {
 		return nil, fmt.Errorf("%w '%s'", ErrUnknownRuntime, p.RuntimeID)
 	}
-	id := ulid.Make().String()
+	var tc *taskCtx
+	var id string
+	if p.TaskID != "" {
+		var err error
+		if tc, id, err = s.startTask(ctx, a, &p); err != nil {
+			return nil, err
+		}
+		p.Message = taskMessage(tc.task, p.Message)
+	} else {
+		id = ulid.Make().String()
+	}
 	now := s.opts.Now().UnixMilli()
 	var agent *string
 	if p.AgentID != "" {
 		agent = &p.AgentID
 	}
 	l := newLiveRun(s, id, a, p, now)
+	l.task = tc
+	if tc != nil {
+		l.view.TaskID = &tc.task.ID
+		if tc.scopes.TeamID != "" {
+			l.view.TeamID = &tc.scopes.TeamID
+		}
+	}
+	if p.Model != "" {
+		l.view.Model = &p.Model
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		if tc != nil {
+			_, _ = s.opts.Board.Release(context.Background(), tc.task.ID, id, "Not started: Clawboo is shutting down.")
+		}
 		return nil, ErrClosed
 	}
 	s.live[id] = l
@@ -160,8 +223,12 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	// The row is written with the run's first events rather than waited for:
 	// until the run ends, the live view answers for it, and a row that
 	// cannot be written stops the run like any lost event.
-	s.journal.submit(op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
-		title: title(p.Message), at: now, onFail: l.persistFailed})
+	create := op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
+		title: title(p.Message), at: now, model: p.Model, onFail: l.persistFailed}
+	if tc != nil {
+		create.taskID, create.teamID = tc.task.ID, tc.scopes.TeamID
+	}
+	s.journal.submit(create)
 	s.Updates.PublishMust(l.snapshot())
 	go l.drive()
 	return &Handle{ID: id, live: l}, nil
@@ -181,6 +248,13 @@ func (s *Supervisor) Abort(ctx context.Context, id string) error {
 	}
 	l.requestAbort()
 	return nil
+}
+
+// IsLive reports a run still in this process (for the board's sweep).
+func (s *Supervisor) IsLive(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id] != nil
 }
 
 // Live returns a snapshot of a run still in this process, if it is.

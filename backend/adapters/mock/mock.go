@@ -24,6 +24,14 @@
 //	!slowstart <ms>    delay Start (default 500)
 //	!crash             panic inside the run's goroutine
 //	!flood <n>         n text deltas as fast as possible (default 1000, max 1,000,000)
+//	!cost <usd> [model]               a cost event with the runtime's own USD
+//	!usage <in> <out> [model]         a cost event with tokens and no price
+//	!localcost <in> <out> [model]     a cost event of a free local model
+//	!write <path> <text>              write text to a file in the working folder
+//
+// The last four are ours too, so board tests can exercise every cost kind
+// and a real diff without a model provider. !write is confined to the run's
+// working folder and reports a tool error elsewhere.
 package mock
 
 import (
@@ -48,10 +56,13 @@ func (*Adapter) ID() executor.ID { return executor.Mock }
 // Name implements executor.Adapter.
 func (*Adapter) Name() string { return "Mock (fault injection)" }
 
-// Capabilities implements executor.Adapter: streaming only.
+// Capabilities implements executor.Adapter: streaming, and a working folder
+// for board tasks (the seed's mock declares none; the board needs a runtime
+// that can leave a diff without a provider, and !write is how).
 func (*Adapter) Capabilities() executor.Capabilities {
 	return executor.Capabilities{
 		Streaming:    true,
+		Worktrees:    true,
 		RuntimeClass: executor.EphemeralTestDouble,
 		Models:       []string{"mock"},
 	}
@@ -85,7 +96,7 @@ func (*Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.
 			return nil, ctx.Err()
 		}
 	}
-	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{})}
+	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), workDir: req.WorkDir}
 	r.em.Go(func() { r.play(ds) })
 	return r, nil
 }
@@ -93,6 +104,7 @@ func (*Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.
 type run struct {
 	em        *executor.Emitter
 	ctx       context.Context
+	workDir   string
 	aborted   chan struct{}
 	abortOnce sync.Once
 	toolSeq   int
@@ -230,6 +242,10 @@ func (r *run) step(d Directive) bool {
 		}
 	case "crash":
 		panic("mock crash requested by !crash")
+	case "cost", "usage", "localcost":
+		return r.emit(costEvent(d))
+	case "write":
+		return r.write(d.Arg)
 	case "flood":
 		n := countArg(d.Arg, DefaultFlood, MaxFlood)
 		for i := 0; i < n; i++ {

@@ -3,6 +3,8 @@ package mock
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -248,4 +250,56 @@ func ctxWithin(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+func TestCostDirectives(t *testing.T) {
+	evs, ok := play(t, "!cost 0.25 claude-sonnet-4\n!usage 1000 500 gpt-4o\n!localcost 10 20 llama3\n!cost nonsense", "")
+	if !ok || kinds(evs) != "status,cost,cost,cost,cost,done" {
+		t.Fatal(kinds(evs))
+	}
+	if c := evs[1]; *c.CostUSD != 0.25 || c.Model != "claude-sonnet-4" || c.Usage != nil {
+		t.Fatalf("%+v", c)
+	}
+	if c := evs[2]; c.CostUSD != nil || c.Usage.InputTokens != 1000 || c.Usage.OutputTokens != 500 || c.Model != "gpt-4o" {
+		t.Fatalf("%+v", c)
+	}
+	if c := evs[3]; !c.Local || *c.CostUSD != 0 || c.Usage.OutputTokens != 20 {
+		t.Fatalf("%+v", c)
+	}
+	if c := evs[4]; c.CostUSD != nil || c.Usage != nil {
+		t.Fatalf("a malformed !cost must carry nothing: %+v", c)
+	}
+}
+
+func TestWriteStaysInTheWorkingFolder(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	em := executor.NewEmitter("r", 0)
+	run, err := New().Start(ctx, executor.StartRequest{RunID: "r", WorkDir: dir, Emitter: em,
+		Message: "!write notes/hello.txt hello world\n!write ../escape.txt no\n!write /etc/x no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := executortest.Collect(t, ctxWithin(t), run)
+	b, err := os.ReadFile(filepath.Join(dir, "notes", "hello.txt"))
+	if err != nil || string(b) != "hello world\n" {
+		t.Fatalf("%q %v", b, err)
+	}
+	var results []executor.Event
+	for _, e := range evs {
+		if e.Kind == executor.KindToolResult {
+			results = append(results, e)
+		}
+	}
+	if len(results) != 3 || results[0].IsError || !results[1].IsError || !results[2].IsError {
+		t.Fatalf("%+v", results)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape.txt")); err == nil {
+		t.Fatal("wrote outside the working folder")
+	}
+	// Without a working folder the tool fails, the run does not.
+	evs, ok := play(t, "!write a.txt x", "")
+	if !ok || evs[2].Kind != executor.KindToolResult || !evs[2].IsError {
+		t.Fatalf("%+v", evs)
+	}
 }

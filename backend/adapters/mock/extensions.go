@@ -1,0 +1,85 @@
+package mock
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/clawboo/desktop/backend/executor"
+)
+
+// costEvent builds the cost event of !cost, !usage or !localcost; a
+// malformed argument gives an event with nothing in it rather than a lie.
+func costEvent(d Directive) executor.Event {
+	f := strings.Fields(d.Arg)
+	ev := executor.Event{Kind: executor.KindCost}
+	num := func(i int) int64 {
+		if i < len(f) {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err == nil && n >= 0 {
+				return n
+			}
+		}
+		return 0
+	}
+	switch d.Name {
+	case "cost":
+		if len(f) > 0 {
+			if usd, err := strconv.ParseFloat(f[0], 64); err == nil && usd >= 0 {
+				ev.CostUSD = &usd
+			}
+		}
+		if len(f) > 1 {
+			ev.Model = f[1]
+		}
+	case "usage", "localcost":
+		ev.Usage = &executor.Usage{InputTokens: num(0), OutputTokens: num(1)}
+		if len(f) > 2 {
+			ev.Model = f[2]
+		}
+		if d.Name == "localcost" {
+			zero := 0.0
+			ev.CostUSD, ev.Local = &zero, true
+		}
+	}
+	return ev
+}
+
+// write is !write: a synthesized write_file tool call whose result is the
+// real outcome of writing inside the working folder.
+func (r *run) write(arg string) bool {
+	path, text, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	id := r.nextToolID()
+	input, _ := json.Marshal(map[string]string{"path": path, "text": text})
+	if !r.emit(executor.ToolCall(id, "write_file", input)) {
+		return false
+	}
+	out, isErr := "wrote "+path, false
+	if err := writeInside(r.workDir, path, text+"\n"); err != nil {
+		out, isErr = err.Error(), true
+	}
+	return r.emit(executor.ToolResult(id, "write_file", out, isErr))
+}
+
+func writeInside(root, rel, text string) error {
+	if root == "" {
+		return errString("no working folder: !write needs a board task with a worktree")
+	}
+	if rel == "" || filepath.IsAbs(rel) {
+		return errString("!write needs a relative path")
+	}
+	full := filepath.Join(root, rel)
+	if r, err := filepath.Rel(root, full); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return errString("!write refuses a path outside the working folder")
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(full, []byte(text), 0o644)
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

@@ -1,0 +1,132 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
+)
+
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *logBuf) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+func TestEveryCostKind(t *testing.T) {
+	logs := &logBuf{}
+	e := setupTasks(t, Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx := context.Background()
+	cases := []struct {
+		msg  string
+		kind string
+		usd  float64
+	}{
+		{"!cost 0.5\n!cost 0.25", "reported", 0.75},
+		{"!usage 1000000 1000000 claude-sonnet-4", "token-estimate", 18},
+		{"!usage 1000000 0 some-unknown-model", "token-estimate", 3},
+		{"!localcost 5000 5000 llama3", "local", 0},
+		{"!ok " + strings.Repeat("a", 400), "char-estimate", 0},
+	}
+	for _, tc := range cases {
+		r := e.run(t, executor.Mock, tc.msg)
+		if r.CostKind == nil || *r.CostKind != tc.kind || r.CostUSD == nil {
+			t.Fatalf("%q: %+v", tc.msg, r)
+		}
+		if tc.kind != "char-estimate" && (*r.CostUSD < tc.usd-1e-9 || *r.CostUSD > tc.usd+1e-9) {
+			t.Fatalf("%q: $%v, want $%v", tc.msg, *r.CostUSD, tc.usd)
+		}
+		if tc.kind == "char-estimate" && *r.CostUSD <= 0 {
+			t.Fatalf("no character estimate: %+v", r)
+		}
+		n, kind, err := e.ledger.RunSpend(ctx, r.ID)
+		if err != nil || string(kind) != tc.kind || (n.USD()-*r.CostUSD) > 1e-9 || (*r.CostUSD-n.USD()) > 1e-9 {
+			t.Fatalf("%q: ledger says %v %s %v", tc.msg, n, kind, err)
+		}
+		saved := e.ledger2run(t, r.ID)
+		if *saved.CostKind != tc.kind {
+			t.Fatalf("ledger row kind %s", *saved.CostKind)
+		}
+	}
+	if !strings.Contains(logs.String(), "spend_unreported") {
+		t.Fatal("a run with no cost report did not warn")
+	}
+	// An aborted run with no report is estimated but not warned about.
+	before := strings.Count(logs.String(), "spend_unreported")
+	h, _ := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "!abort"})
+	_ = e.sup.Abort(ctx, h.ID)
+	r, _ := h.Wait(ctx)
+	if *r.CostKind != "char-estimate" || strings.Count(logs.String(), "spend_unreported") != before {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func (e *taskEnv) ledger2run(t *testing.T, id string) store.Run {
+	t.Helper()
+	r, err := e.st.GetRun(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestWarnBudgetCommentsAndCapKillsMidRun(t *testing.T) {
+	e := setupTasks(t, Options{})
+	ctx := context.Background()
+	repo := gitRepo(t)
+	// Warn mode: the task gets notes at 80 % and 100 %, and the run goes on.
+	warned := e.task(t, board.NewTask{Title: "warned", RepoPath: repo, TeamID: "red"})
+	if _, err := e.ledger.SetBudget(ctx, budget.ScopeTeam, "red", budget.FromUSD(1), "warn"); err != nil {
+		t.Fatal(err)
+	}
+	run, got := e.runTask(t, warned.ID, "!cost 0.85\n!cost 0.3\n!write a.txt a")
+	if run.Status != store.RunSucceeded || got.Status != board.InReview {
+		t.Fatalf("%+v %+v", run, got)
+	}
+	cs, _ := e.board.Comments(ctx, warned.ID)
+	joined := ""
+	for _, c := range cs {
+		joined += c.Body + "\n"
+	}
+	if !strings.Contains(joined, "reached 80%") || !strings.Contains(joined, "reached 100%") {
+		t.Fatalf("no budget warnings: %s", joined)
+	}
+	// Cap mode: crossing 100 % aborts the live run, releases the task with
+	// the reason, and refuses the next dispatch before claiming.
+	capped := e.task(t, board.NewTask{Title: "capped", RepoPath: repo})
+	if _, err := e.ledger.SetBudget(ctx, budget.ScopeMission, capped.RootID, budget.FromUSD(1), "cap"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	run, got = e.runTask(t, capped.ID, "!cost 0.6\n!write wip.txt x\n!cost 0.6\n!silent 30000\n!ok never")
+	if time.Since(start) > 15*time.Second {
+		t.Fatal("the cap did not stop the run")
+	}
+	if run.Status != store.RunAborted || run.Error != "budget_paused:mission" || got.Status != board.Todo {
+		t.Fatalf("%+v %+v", run, got)
+	}
+	if c := lastComment(t, e, capped.ID); c.Body != budget.PauseComment(budget.ScopeMission) {
+		t.Fatalf("%+v", c)
+	}
+	_, err := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, TaskID: capped.ID})
+	if refusal(t, err) != "budget_paused" {
+		t.Fatal(err)
+	}
+	// Resuming with a grace amount lets it run again.
+	if _, _, err := e.ledger.Resume(ctx, budget.ScopeMission, capped.RootID, budget.FromUSD(5)); err != nil {
+		t.Fatal(err)
+	}
+	if run, _ := e.runTask(t, capped.ID, "!write more.txt y"); run.Status != store.RunSucceeded {
+		t.Fatalf("%+v", run)
+	}
+}

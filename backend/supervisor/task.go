@@ -1,0 +1,145 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/worktree"
+	"github.com/oklog/ulid/v2"
+)
+
+// Refusal is why a task run was not started. Nothing was claimed when it
+// is returned (a claim taken before a later refusal is released).
+type Refusal struct {
+	// Reason is one of not_found, conflict, too_deep, connected_substrate,
+	// budget_paused, workspace_unavailable.
+	Reason string
+	Msg    string
+}
+
+func (r *Refusal) Error() string { return r.Reason + ": " + r.Msg }
+
+func refuse(reason, format string, a ...any) error {
+	return &Refusal{Reason: reason, Msg: fmt.Sprintf(format, a...)}
+}
+
+// taskCtx is what a run of a board task carries beyond an ad-hoc run.
+type taskCtx struct {
+	task   board.Task
+	kind   board.Kind
+	wt     *worktree.Worktree
+	scopes budget.Scopes
+}
+
+// startTask checks, claims and prepares a board task, in the order that
+// refuses before anything is claimed: the task exists, the runtime can run
+// board tasks, the tree is not too deep, no budget is paused; then the
+// claim (a loser gets conflict and never retries); then the worktree,
+// whose failure releases the claim.
+func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *StartParams) (*taskCtx, string, error) {
+	if s.opts.Board == nil {
+		return nil, "", refuse("not_found", "this server has no board")
+	}
+	t, err := s.opts.Board.Get(ctx, p.TaskID)
+	if errors.Is(err, board.ErrNotFound) {
+		return nil, "", refuse("not_found", "no task '%s'", p.TaskID)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {
+		return nil, "", refuse("connected_substrate", "%s works in its own Gateway-owned folders and cannot run board tasks", a.Name())
+	}
+	if t.Depth > s.opts.MaxTaskDepth {
+		return nil, "", refuse("too_deep", "task '%s' is nested deeper than %d levels", t.ID, s.opts.MaxTaskDepth)
+	}
+	tc := &taskCtx{task: t, kind: t.Kind}
+	if p.Kind != "" {
+		tc.kind = board.Kind(p.Kind)
+	}
+	if p.AgentID == "" && t.AssigneeAgentID != nil {
+		p.AgentID = *t.AssigneeAgentID
+	}
+	tc.scopes = budget.Scopes{AgentID: p.AgentID, MissionID: t.RootID}
+	if t.TeamID != nil {
+		tc.scopes.TeamID = *t.TeamID
+	}
+	if s.opts.Budget != nil {
+		var paused *budget.PausedError
+		if err := s.opts.Budget.Preflight(ctx, tc.scopes); errors.As(err, &paused) {
+			return nil, "", refuse("budget_paused", "the %s budget for %s is paused: raise or resume it to continue", paused.Scope, paused.ScopeID)
+		} else if err != nil {
+			return nil, "", err
+		}
+	}
+	runID := ulid.Make().String()
+	claimed, err := s.opts.Board.Claim(ctx, t.ID, board.ClaimSpec{AgentID: p.AgentID, Runtime: string(a.ID()), RunID: runID})
+	var rule *board.RuleError
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		return nil, "", refuse("not_found", "no task '%s'", t.ID)
+	case errors.Is(err, board.ErrConflict):
+		return nil, "", refuse("conflict", "%v", err)
+	case errors.As(err, &rule):
+		return nil, "", refuse("conflict", "%s", rule.Msg)
+	case err != nil:
+		return nil, "", err
+	}
+	tc.task = claimed
+	if worktree.NeedsWorktree(string(tc.kind)) {
+		wt, err := s.provision(ctx, claimed, p.RepoPath)
+		if err != nil {
+			_, _ = s.opts.Board.Release(context.Background(), t.ID, runID, "Not started: "+err.Error())
+			return nil, "", refuse("workspace_unavailable", "%v", err)
+		}
+		tc.wt = wt
+		p.workDir = wt.Path
+	}
+	return tc, runID, nil
+}
+
+// provision gives a code task its worktree, reusing the one it had.
+func (s *Supervisor) provision(ctx context.Context, t board.Task, repoOverride string) (*worktree.Worktree, error) {
+	if s.opts.Worktrees == nil {
+		return nil, errors.New("worktrees are not available on this server (is git installed?)")
+	}
+	repo := repoOverride
+	if repo == "" && t.RepoPath != nil {
+		repo = *t.RepoPath
+	}
+	if repo == "" {
+		return nil, errors.New("a code task needs a repository: set the task's repoPath")
+	}
+	base := ""
+	if t.BaseRef != nil {
+		base = *t.BaseRef
+	}
+	wt, err := s.opts.Worktrees.Provision(ctx, worktree.ProvisionSpec{TaskID: t.ID, RepoPath: repo, BaseRef: base})
+	if err != nil {
+		return nil, err
+	}
+	rec := board.Worktree{TaskID: t.ID, RepoPath: wt.RepoPath, Path: wt.Path, Branch: wt.Branch, BaseCommit: wt.BaseCommit, Status: "active"}
+	if err := s.opts.Board.SetWorktree(ctx, rec); err != nil {
+		return nil, err
+	}
+	return &wt, nil
+}
+
+// taskMessage is the prompt of a task run: the task itself, then what the
+// caller added.
+func taskMessage(t board.Task, extra string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task %s: %s\n", t.ID, t.Title)
+	if d := strings.TrimSpace(t.Description); d != "" {
+		b.WriteString("\n" + d + "\n")
+	}
+	if e := strings.TrimSpace(extra); e != "" {
+		b.WriteString("\n" + e + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,149 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
+	"github.com/clawboo/desktop/backend/store"
+)
+
+func newSystemComment(body string) board.NewComment {
+	return board.NewComment{AuthorType: "system", Body: body}
+}
+
+// finishTask moves the task the run held, after the run's own result is
+// saved. A run that did not succeed gives the task back (todo) with a note
+// saying why and pauses its worktree (work committed to the branch, the
+// folder freed). A successful run with no worktree is done; with one, an
+// empty diff is cleaned up and the task is done, and a non-empty diff is
+// verified when a verify command exists: a pass is done, anything else
+// waits in review with the diff kept.
+func (l *liveRun) finishTask(o *outcome, run store.Run) {
+	s, tc := l.s, l.task
+	ctx := context.Background()
+	taskID := tc.task.ID
+	finish := func(out board.Outcome) {
+		t, err := s.opts.Board.Finish(ctx, taskID, l.id, out)
+		if err != nil {
+			s.opts.Log.Error("task not moved after its run", "task", taskID, "run", l.id, "err", err)
+		}
+		l.mu.Lock()
+		l.taskFinal = &t
+		l.mu.Unlock()
+	}
+	if run.Status != store.RunSucceeded {
+		why := "The run did not finish: " + firstNonEmpty(run.Error, run.Summary, run.Status) + "."
+		switch {
+		case o.budgetStop != "":
+			why = budget.PauseComment(budget.Scope(o.budgetStop))
+		case run.Status == store.RunAborted:
+			why = "The run was stopped before it finished."
+		}
+		l.pauseWorktree()
+		finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: why}})
+		return
+	}
+	report := strings.TrimSpace(run.Summary)
+	if tc.wt == nil {
+		finish(board.Outcome{To: board.Done, Comment: agentComment(l, report)})
+		return
+	}
+	wm := s.opts.Worktrees
+	diff, err := wm.Diff(ctx, *tc.wt)
+	if err != nil {
+		l.pauseWorktree()
+		finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: "Could not read the task's worktree: " + err.Error()}})
+		return
+	}
+	if !diff.Changed {
+		if _, err := wm.Complete(ctx, *tc.wt); err != nil {
+			s.opts.Log.Warn("worktree not cleaned up", "task", taskID, "err", err)
+		} else {
+			_ = s.opts.Board.SetWorktreeStatus(ctx, taskID, "archived")
+		}
+		finish(board.Outcome{To: board.Done, Comment: agentComment(l, joinNote(report, "No changes to the repository."))})
+		return
+	}
+	var verif *board.Verification
+	if cmd := verifyCommand(tc); cmd != "" {
+		vctx, cancel := context.WithTimeout(s.root, s.opts.VerifyTimeout+time.Minute)
+		v := wm.Verify(vctx, *tc.wt, cmd, s.opts.VerifyTimeout)
+		cancel()
+		if s.root.Err() != nil {
+			l.pauseWorktree()
+			finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: "Verification was interrupted: Clawboo shut down."}})
+			return
+		}
+		verif = &board.Verification{Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
+			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id}
+	}
+	if _, err := wm.Complete(ctx, *tc.wt); err != nil {
+		s.opts.Log.Warn("task work not committed", "task", taskID, "err", err)
+	}
+	note := fmt.Sprintf("Changed %d file(s) (+%d −%d); the diff is kept on branch %s for review.", diff.Files, diff.Insertions, diff.Deletions, tc.wt.Branch)
+	to := board.InReview
+	switch {
+	case verif != nil && verif.Passed:
+		to = board.Done
+		note += " Verification passed: `" + verif.Command + "`."
+	case verif != nil && verif.TimedOut:
+		note += " Verification timed out: `" + verif.Command + "`."
+	case verif != nil:
+		note += fmt.Sprintf(" Verification failed (exit %d): `%s`.", verif.ExitCode, verif.Command)
+	}
+	finish(board.Outcome{To: to, Verification: verif, Comment: agentComment(l, joinNote(report, note))})
+}
+
+func joinNote(report, note string) string {
+	if report == "" {
+		return note
+	}
+	return report + "\n\n" + note
+}
+
+// agentComment reports up: the run's summary, as the agent that did it.
+func agentComment(l *liveRun, body string) *board.NewComment {
+	if strings.TrimSpace(body) == "" {
+		return nil
+	}
+	return &board.NewComment{AuthorType: "agent", AuthorID: l.params.AgentID, Body: body}
+}
+
+// verifyCommand is the task's own, else the repository's (the first
+// non-comment line of .clawboo/verify, committed in the repo).
+func verifyCommand(tc *taskCtx) string {
+	if tc.task.VerifyCommand != nil && strings.TrimSpace(*tc.task.VerifyCommand) != "" {
+		return strings.TrimSpace(*tc.task.VerifyCommand)
+	}
+	b, err := os.ReadFile(filepath.Join(tc.wt.Path, ".clawboo", "verify"))
+	if err != nil || len(b) > 64<<10 {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return ""
+}
+
+// pauseWorktree commits what a stopped run left and frees the folder; the
+// branch keeps the work for the next run.
+func (l *liveRun) pauseWorktree() {
+	if l.task.wt == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := l.s.opts.Worktrees.Pause(ctx, *l.task.wt); err != nil {
+		l.s.opts.Log.Warn("worktree not paused", "task", l.task.task.ID, "err", err)
+		return
+	}
+	_ = l.s.opts.Board.SetWorktreeStatus(ctx, l.task.task.ID, "paused")
+}
