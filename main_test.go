@@ -91,9 +91,13 @@ func startServe(t *testing.T, env []string, args ...string) *server {
 	return s
 }
 
+// testClient bounds every request, so a server that hangs fails the test
+// instead of stalling the whole suite.
+var testClient = &http.Client{Timeout: 30 * time.Second}
+
 func (s *server) get(t *testing.T, path string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(s.url + path)
+	resp, err := testClient.Get(s.url + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +108,7 @@ func (s *server) get(t *testing.T, path string) (int, []byte) {
 
 func (s *server) post(t *testing.T, path, body string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Post(s.url+path, "application/json", strings.NewReader(body))
+	resp, err := testClient.Post(s.url+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,5 +250,121 @@ func TestCommandLineErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(string(out), tc.want) {
 			t.Errorf("%v: exit %d, output %q", tc.args, code, out)
 		}
+	}
+}
+
+func gitRepoForTest(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "README.md"), []byte("# repo\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// restartServe starts serve again on the same home and port.
+func restartServe(t *testing.T, home, addr string) *server {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--home", home, "--addr", addr)
+	cmd.Env = append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_VAULT=file")
+	errs := &strings.Builder{}
+	cmd.Stderr = errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, url: "http://" + addr, home: home, errs: errs, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-s.done })
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(s.url + "/api/health"); err == nil {
+			resp.Body.Close()
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("serve did not come back: %s", errs.String())
+	return nil
+}
+
+func TestSIGKILLDuringATaskRunLosesNothing(t *testing.T) {
+	s := startServe(t, []string{"CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_VAULT=file"}, "--addr", "127.0.0.1:0")
+	repo := gitRepoForTest(t)
+	_, b := s.post(t, "/api/board", `{"title":"long job","repoPath":"`+repo+`"}`)
+	var created struct{ Task struct{ ID string } }
+	_ = json.Unmarshal(b, &created)
+	id := created.Task.ID
+	s.post(t, "/api/board", `{"title":"bystander"}`)
+	s.post(t, "/api/board/"+id+"/comments", `{"body":"before the crash"}`)
+	_, b = s.post(t, "/api/runtimes/clawboo-mock/run", `{"taskId":"`+id+`","wait":false,"message":"!write wip.txt halfway\n!abort"}`)
+	var started struct{ RunID string }
+	if err := json.Unmarshal(b, &started); err != nil || started.RunID == "" {
+		t.Fatal(string(b))
+	}
+	// Wait until the run has written into its worktree.
+	var wt struct {
+		Worktree struct{ Path, Branch string }
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, b = s.get(t, "/api/board/"+id)
+		_ = json.Unmarshal(b, &wt)
+		if wt.Worktree.Path != "" {
+			if _, err := os.Stat(filepath.Join(wt.Worktree.Path, "wip.txt")); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never wrote: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	addr := strings.TrimPrefix(s.url, "http://")
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.wait(t)
+
+	s2 := restartServe(t, s.home, addr)
+	_, b = s2.get(t, "/api/runs/"+started.RunID)
+	var run struct{ Status, Error string }
+	_ = json.Unmarshal(b, &run)
+	if run.Status != "failed" || !strings.Contains(run.Error, "orphaned") {
+		t.Fatalf("run after restart: %s\nfirst server said: %s", b, s.errs.String())
+	}
+	_, b = s2.get(t, "/api/board/"+id)
+	var detail struct {
+		Task struct {
+			Status string
+			RunID  *string
+		}
+		Comments []struct{ Body string }
+	}
+	_ = json.Unmarshal(b, &detail)
+	if detail.Task.Status != "todo" || detail.Task.RunID != nil || len(detail.Comments) != 2 || detail.Comments[0].Body != "before the crash" {
+		t.Fatalf("task after restart: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(wt.Worktree.Path, "wip.txt")); err != nil {
+		t.Fatal("the worktree did not survive the crash:", err)
+	}
+	if err := exec.Command("git", "-C", repo, "rev-parse", "--verify", "-q", "refs/heads/"+wt.Worktree.Branch).Run(); err != nil {
+		t.Fatal("the task's branch did not survive the crash")
+	}
+	_, b = s2.get(t, "/api/board")
+	if strings.Count(string(b), `"title"`) != 2 {
+		t.Fatalf("tasks lost: %s", b)
+	}
+	// The work continues where it stopped.
+	code, b := s2.post(t, "/api/runtimes/clawboo-mock/run", `{"taskId":"`+id+`","message":"!write done.txt finished"}`)
+	if code != 200 || !strings.Contains(string(b), `"status":"in_review"`) {
+		t.Fatal(code, string(b))
+	}
+	_, b = s2.get(t, "/api/board/"+id+"/diff")
+	if !strings.Contains(string(b), "wip.txt") || !strings.Contains(string(b), "done.txt") {
+		t.Fatalf("diff lost the earlier work: %s", b)
 	}
 }

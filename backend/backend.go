@@ -20,9 +20,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/api"
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
@@ -31,6 +34,7 @@ import (
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/vault"
+	"github.com/clawboo/desktop/backend/worktree"
 )
 
 // Options configure a Backend.
@@ -56,8 +60,16 @@ type Backend struct {
 	API        *api.API
 	log        *slog.Logger
 
-	resolver *proc.Resolver
-	watcher  *proc.Watcher
+	Board     *board.Board
+	Worktrees *worktree.Manager // nil when git is missing
+	Budget    *budget.Ledger
+
+	resolver     *proc.Resolver
+	watcher      *proc.Watcher
+	boardEvents  *bus.Broker[board.Event]
+	budgetEvents *bus.Broker[budget.Event]
+	stopLoops    context.CancelFunc
+	loops        sync.WaitGroup
 	// runtimesChanged wakes live streams when a runtime's state may have
 	// changed.
 	runtimesChanged *bus.Broker[struct{}]
@@ -84,20 +96,29 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
+	b := &Backend{Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0)}
+	b.openWork(opts)
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
+		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget,
 	})
 	if err != nil {
+		b.closeWork()
 		st.Close()
 		return nil, fmt.Errorf("start supervisor: %w", err)
 	}
-	b := &Backend{Config: cfg, Store: st, Registry: reg, Supervisor: sup, log: log, runtimesChanged: bus.New[struct{}](0)}
+	b.Supervisor = sup
+	if err := b.startWork(ctx); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
 	if err := b.openRuntimes(opts); err != nil {
 		_ = b.Close(ctx)
 		return nil, err
 	}
 	b.API = api.New(api.Options{
 		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
+		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Log: log.With("part", "api"), Version: opts.Version,
 	})
 	return b, nil
@@ -143,7 +164,12 @@ func (b *Backend) Handler() http.Handler { return b.API }
 // Close aborts live runs (bounded by ctx), flushes the ledger and closes the
 // database, then the watchers and the vault.
 func (b *Backend) Close(ctx context.Context) error {
-	err := errors.Join(b.Supervisor.Close(ctx), b.Store.Close())
+	var err error
+	if b.Supervisor != nil {
+		err = b.Supervisor.Close(ctx)
+	}
+	b.closeWork()
+	err = errors.Join(err, b.Store.Close())
 	return errors.Join(err, b.closeRuntimes())
 }
 

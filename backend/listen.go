@@ -113,6 +113,7 @@ func (s *Serving) Shutdown(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	runsErr := s.b.Supervisor.Close(ctx)
+	s.b.closeWork()
 	s.endStreams()
 	if err := s.srv.Shutdown(ctx); err != nil {
 		s.srv.Close()

@@ -29,10 +29,13 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/backend/worktree"
 )
 
 // MaxBody is the largest request body accepted.
@@ -46,6 +49,11 @@ type Options struct {
 	// RuntimesChanged wakes live streams when a runtime's state may have
 	// changed (an install finished, a key was connected, a CLI appeared).
 	RuntimesChanged *bus.Broker[struct{}]
+	Board           *board.Board
+	BoardEvents     *bus.Broker[board.Event]
+	Worktrees       *worktree.Manager // nil when git is missing
+	Budget          *budget.Ledger
+	BudgetEvents    *bus.Broker[budget.Event]
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -108,6 +116,18 @@ func (a *API) routes() {
 	a.mux.Handle("/api/runs/{id}/events", methods{"GET": a.runEvents})
 	a.mux.Handle("/api/runs/{id}/abort", methods{"POST": a.abortRun})
 	a.mux.Handle("/api/events", methods{"GET": a.liveUpdates})
+	a.mux.Handle("/api/board", methods{"GET": a.listTasks, "POST": a.createTask})
+	a.mux.Handle("/api/board/{id}", methods{"GET": a.getTask, "PATCH": a.patchTask})
+	a.mux.Handle("/api/board/{id}/claim", methods{"POST": a.claimTask})
+	a.mux.Handle("/api/board/{id}/comments", methods{"POST": a.addComment})
+	a.mux.Handle("/api/board/{id}/deps", methods{"POST": a.addDep})
+	a.mux.Handle("/api/board/{id}/deps/{dep}", methods{"DELETE": a.removeDep})
+	a.mux.Handle("/api/board/{id}/diff", methods{"GET": a.taskDiff})
+	a.mux.Handle("/api/worktrees", methods{"GET": a.worktreeUsage})
+	a.mux.Handle("/api/budgets", methods{"GET": a.listBudgets, "POST": a.setBudget})
+	a.mux.Handle("/api/budgets/{scope}/{id}", methods{"DELETE": a.deleteBudget})
+	a.mux.Handle("/api/budgets/{scope}/{id}/resume", methods{"POST": a.resumeBudget})
+	a.mux.Handle("/api/spend", methods{"GET": a.spend})
 	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

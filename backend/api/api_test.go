@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/proc"
@@ -22,20 +24,23 @@ import (
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/vault"
+	"github.com/clawboo/desktop/backend/worktree"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 type fixture struct {
-	srv   *httptest.Server
-	st    *store.Store
-	sup   *supervisor.Supervisor
-	api   *API
-	vault *vault.Vault
-	cat   *runtimes.Catalog
-	home  string
-	env   map[string]string // the fixture's process environment
+	srv    *httptest.Server
+	st     *store.Store
+	sup    *supervisor.Supervisor
+	api    *API
+	vault  *vault.Vault
+	cat    *runtimes.Catalog
+	home   string
+	env    map[string]string // the fixture's process environment
+	board  *board.Board
+	ledger *budget.Ledger
 }
 
 func newFixtureB(b *testing.B) *fixture { return newFixtureTB(b, nil) }
@@ -53,11 +58,18 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 	if err := reg.Register(mock.New()); err != nil {
 		t.Fatal(err)
 	}
-	sup, err := supervisor.New(ctx, supervisor.Options{Store: st, Registry: reg})
+	home := t.TempDir()
+	boardEvents, budgetEvents := bus.New[board.Event](0), bus.New[budget.Event](0)
+	bd := board.New(board.Options{Store: st, Events: boardEvents})
+	led := budget.New(budget.Options{Store: st, Events: budgetEvents})
+	wm, err := worktree.New(worktree.Options{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
+	sup, err := supervisor.New(ctx, supervisor.Options{Store: st, Registry: reg, Board: bd, Worktrees: wm, Budget: led})
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := map[string]string{"HOME": home, "PATH": filepath.Join(home, "bin")}
 	getenv := func(k string) string { return env[k] }
 	v, err := vault.Open(vault.Options{Home: home, Getenv: getenv, ForceFile: true})
@@ -73,7 +85,8 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 		},
 		OnChange: func() { changed.Publish(struct{}{}) }, HealthTimeout: 2 * time.Second,
 	})
-	opts := Options{Store: st, Supervisor: sup, Catalog: cat, RuntimesChanged: changed, Version: "test"}
+	opts := Options{Store: st, Supervisor: sup, Catalog: cat, RuntimesChanged: changed, Version: "test",
+		Board: bd, BoardEvents: boardEvents, Worktrees: wm, Budget: led, BudgetEvents: budgetEvents}
 	if ui != nil {
 		opts.UI = ui
 	}
@@ -87,11 +100,14 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 			t.Error(err)
 		}
 		srv.Close()
+		bd.Close()
 		st.Close()
 		v.Close()
 		changed.Close()
+		boardEvents.Close()
+		budgetEvents.Close()
 	})
-	return &fixture{srv: srv, st: st, sup: sup, api: a, vault: v, cat: cat, home: home, env: env}
+	return &fixture{srv: srv, st: st, sup: sup, api: a, vault: v, cat: cat, home: home, env: env, board: bd, ledger: led}
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (int, http.Header, []byte) {
@@ -167,7 +183,7 @@ func TestRunWaitReturnsResult(t *testing.T) {
 		t.Fatal(code, string(b))
 	}
 	r := decode[runResult](t, b)
-	if !r.OK || r.Status != "succeeded" || *r.DoneReason != "success" || r.Summary != "done it" || r.RuntimeID != "clawboo-mock" || r.CostUSD != nil || r.RunID == "" {
+	if !r.OK || r.Status != "succeeded" || *r.DoneReason != "success" || r.Summary != "done it" || r.RuntimeID != "clawboo-mock" || r.CostUSD == nil || *r.CostUSD <= 0 || *r.CostKind != "char-estimate" || r.RunID == "" {
 		t.Fatalf("%+v", r)
 	}
 	code, _, b = f.do(t, "POST", "/api/runtimes/clawboo-mock/run", `{"message":"!error nope"}`)
@@ -423,7 +439,7 @@ func TestErrorsAreJSON(t *testing.T) {
 		{"not an object", "POST", "/api/runtimes/clawboo-mock/run", `[1]`, nil, 400, "malformed JSON"},
 		{"trailing junk", "POST", "/api/runtimes/clawboo-mock/run", `{"message":"x"} {}`, nil, 400, "unexpected data"},
 		{"empty body", "POST", "/api/runtimes/clawboo-mock/run", ``, nil, 400, "must be a JSON object"},
-		{"no message", "POST", "/api/runtimes/clawboo-mock/run", `{}`, nil, 400, "message is required"},
+		{"no message", "POST", "/api/runtimes/clawboo-mock/run", `{}`, nil, 400, "message (or taskId) is required"},
 		{"wrong type", "POST", "/api/runtimes/clawboo-mock/run", `{"message":5}`, nil, 400, "malformed JSON"},
 		{"bad agent id", "POST", "/api/runtimes/clawboo-mock/run", `{"message":"x","agentId":"../x"}`, nil, 400, "invalid agentId"},
 		{"unknown agent", "POST", "/api/runtimes/clawboo-mock/run", `{"message":"x","agentId":"bob"}`, nil, 404, "unknown agent 'bob'"},

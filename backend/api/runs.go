@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -18,6 +19,12 @@ type startRunBody struct {
 	Context string  `json:"context"`
 	AgentID string  `json:"agentId"`
 	Wait    *bool   `json:"wait"`
+	// A board task run (the task runner).
+	TaskID          string `json:"taskId"`
+	AssigneeAgentID string `json:"assigneeAgentId"`
+	RepoPath        string `json:"repoPath"`
+	Kind            string `json:"kind"`
+	Model           string `json:"model"`
 }
 
 // runResult is the answer to a waited run.
@@ -30,6 +37,10 @@ type runResult struct {
 	Summary    string   `json:"summary"`
 	Error      string   `json:"error,omitempty"`
 	CostUSD    *float64 `json:"costUsd"`
+	CostKind   *string  `json:"costKind"`
+	// A task run also says where the task ended up.
+	Task         *board.Task `json:"task,omitempty"`
+	UsedWorktree bool        `json:"usedWorktree,omitempty"`
 }
 
 func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
@@ -38,9 +49,20 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &body) {
 		return
 	}
-	if body.Message == nil || *body.Message == "" {
-		writeError(w, http.StatusBadRequest, "message is required")
+	if body.AgentID == "" {
+		body.AgentID = body.AssigneeAgentID
+	}
+	if body.TaskID == "" && (body.Message == nil || *body.Message == "") {
+		writeError(w, http.StatusBadRequest, "message (or taskId) is required")
 		return
+	}
+	if body.Kind != "" && !board.Kind(body.Kind).Valid() {
+		writeError(w, http.StatusBadRequest, "kind must be code, research or review")
+		return
+	}
+	if body.Message == nil {
+		empty := ""
+		body.Message = &empty
 	}
 	if body.AgentID != "" {
 		if !agentIDPattern.MatchString(body.AgentID) {
@@ -59,8 +81,20 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	}
 	h, err := a.opts.Supervisor.Start(r.Context(), supervisor.StartParams{
 		RuntimeID: rt, Message: *body.Message, Context: body.Context, AgentID: body.AgentID,
+		TaskID: body.TaskID, RepoPath: body.RepoPath, Kind: body.Kind, Model: body.Model,
 	})
+	var refusal *supervisor.Refusal
 	switch {
+	case errors.As(err, &refusal):
+		status := http.StatusUnprocessableEntity
+		switch refusal.Reason {
+		case "conflict":
+			status = http.StatusConflict
+		case "not_found":
+			status = http.StatusNotFound
+		}
+		writeJSON(w, status, map[string]any{"ok": false, "reason": refusal.Reason, "error": refusal.Msg})
+		return
 	case errors.Is(err, supervisor.ErrUnknownRuntime):
 		if _, listed := a.opts.Catalog.Descriptor(rt); listed {
 			writeError(w, http.StatusNotImplemented, "runtime '%s' cannot run tasks in this version of Clawboo yet", rt)
@@ -85,10 +119,16 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	writeJSON(w, http.StatusOK, runResult{
+	res := runResult{
 		OK: run.Status == store.RunSucceeded, RunID: run.ID, RuntimeID: run.RuntimeID, DoneReason: run.DoneReason,
-		Status: run.Status, Summary: run.Summary, Error: run.Error, CostUSD: run.CostUSD,
-	})
+		Status: run.Status, Summary: run.Summary, Error: run.Error, CostUSD: run.CostUSD, CostKind: run.CostKind,
+		Task: h.Task(),
+	}
+	if res.Task != nil && a.opts.Board != nil {
+		_, err := a.opts.Board.Worktree(r.Context(), res.Task.ID)
+		res.UsedWorktree = err == nil
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) {

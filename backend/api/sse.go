@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -169,8 +171,8 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 
 // liveUpdates streams what list pages show: "run" events carrying a run as
 // GET /api/runs/{id} returns it, whenever a run is created, starts or ends;
-// and "runtimes" events carrying GET /api/runtimes' body whenever it
-// changed. A client too slow to keep up is disconnected and re-reads what it
+// "runtimes" events carrying GET /api/runtimes' body whenever it changed;
+// "task" and "comment" events from the board; "budget" events. A client too slow to keep up is disconnected and re-reads what it
 // shows when it reconnects.
 func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 	runs := a.opts.Supervisor.Updates.Subscribe(256)
@@ -180,6 +182,18 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 		sub := a.opts.RuntimesChanged.Subscribe(1)
 		defer sub.Close()
 		changed = sub.C()
+	}
+	var tasks <-chan board.Event
+	if a.opts.BoardEvents != nil {
+		sub := a.opts.BoardEvents.Subscribe(256)
+		defer sub.Close()
+		tasks = sub.C()
+	}
+	var budgets <-chan budget.Event
+	if a.opts.BudgetEvents != nil {
+		sub := a.opts.BudgetEvents.Subscribe(64)
+		defer sub.Close()
+		budgets = sub.C()
 	}
 	sse := newSSE(w)
 	ping := time.NewTicker(keepAlive)
@@ -206,6 +220,18 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 			}
 			lastRuntimes = b
 			sse.event(0, "runtimes", b)
+		case ev, ok := <-tasks:
+			if !ok {
+				return
+			}
+			b, _ := json.Marshal(ev)
+			sse.event(0, ev.Kind, b) // "task" or "comment"
+		case ev, ok := <-budgets:
+			if !ok {
+				return
+			}
+			b, _ := json.Marshal(ev)
+			sse.event(0, "budget", b)
 		case <-ping.C:
 			sse.comment("ping")
 		case <-r.Context().Done():

@@ -226,9 +226,19 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	create := op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
 		title: title(p.Message), at: now, model: p.Model, onFail: l.persistFailed}
 	if tc != nil {
+		// A claim already names this run: its row must exist before the
+		// run can do anything, or a crash right now would leave a claim
+		// pointing at nothing. (Ad-hoc runs skip the wait; see above.)
 		create.taskID, create.teamID = tc.task.ID, tc.scopes.TeamID
+		if err := s.journal.call(context.Background(), create); err != nil {
+			s.forget(id)
+			s.wg.Done()
+			_, _ = s.opts.Board.Release(context.Background(), tc.task.ID, id, "Not started: the run could not be recorded.")
+			return nil, fmt.Errorf("record run: %w", err)
+		}
+	} else {
+		s.journal.submit(create)
 	}
-	s.journal.submit(create)
 	s.Updates.PublishMust(l.snapshot())
 	go l.drive()
 	return &Handle{ID: id, live: l}, nil

@@ -270,6 +270,9 @@ func TestEveryRefusal(t *testing.T) {
 	if r := refusal(t, start(executor.Mock, notRepo.ID)); r != "workspace_unavailable" {
 		t.Fatal(r)
 	}
+	if err := e.st.InsertAgent(ctx, "alice", "Alice", "clawboo-mock", 1); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.ledger.SetBudget(ctx, budget.ScopeAgent, "alice", budget.FromUSD(1), "cap"); err != nil {
 		t.Fatal(err)
 	}

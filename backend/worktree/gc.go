@@ -15,8 +15,10 @@ import (
 
 // Usage is the disk one task's worktree takes.
 type Usage struct {
-	TaskID, Path, RepoPath string // RepoPath is "" when unknown
-	Bytes                  int64
+	TaskID   string `json:"taskId"`
+	Path     string `json:"path"`
+	RepoPath string `json:"repoPath"` // "" when unknown
+	Bytes    int64  `json:"bytes"`
 }
 
 // entry is a worktree directory found on disk.

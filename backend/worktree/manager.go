@@ -138,6 +138,10 @@ func validTaskID(id string) error {
 	return nil
 }
 
+// RepoHash names a repository's folder under worktrees/: the first 12 hex
+// digits of the SHA-1 of its resolved path.
+func RepoHash(repo string) string { return repoHash(repo) }
+
 func repoHash(repo string) string {
 	sum := sha1.Sum([]byte(repo))
 	return hex.EncodeToString(sum[:])[:12]

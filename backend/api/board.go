@@ -1,0 +1,272 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/worktree"
+)
+
+// boardError maps board refusals to statuses: a missing task 404, a lost
+// claim 409, a move the rules refuse 409, bad input 400, a tree cap 422.
+func boardError(w http.ResponseWriter, err error) {
+	var re *board.RuleError
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		writeError(w, http.StatusNotFound, "%v", err)
+	case errors.Is(err, board.ErrConflict):
+		writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error(), "reason": "conflict"})
+	case errors.Is(err, board.ErrCycle):
+		writeJSON(w, http.StatusConflict, map[string]any{"error": "that dependency would make a cycle", "reason": "task_dependency_cycle"})
+	case errors.As(err, &re):
+		status := http.StatusConflict
+		switch re.Code {
+		case "invalid":
+			status = http.StatusBadRequest
+		case "too_deep", "too_many_children":
+			status = http.StatusUnprocessableEntity
+		}
+		writeJSON(w, status, map[string]any{"error": re.Msg, "reason": re.Code})
+	default:
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	}
+}
+
+type createTaskBody struct {
+	Title         string `json:"title"`
+	Description   string `json:"description"`
+	Status        string `json:"status"`
+	Priority      int    `json:"priority"`
+	TeamID        string `json:"teamId"`
+	ParentTaskID  string `json:"parentTaskId"`
+	RepoPath      string `json:"repoPath"`
+	BaseRef       string `json:"baseRef"`
+	Kind          string `json:"kind"`
+	VerifyCommand string `json:"verifyCommand"`
+}
+
+func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
+	var b createTaskBody
+	if !decodeJSON(w, r, &b) {
+		return
+	}
+	t, err := a.opts.Board.Create(r.Context(), board.NewTask{
+		Title: b.Title, Description: b.Description, Status: board.Status(b.Status), Priority: b.Priority, TeamID: b.TeamID,
+		ParentID: b.ParentTaskID, RepoPath: b.RepoPath, BaseRef: b.BaseRef, Kind: board.Kind(b.Kind), VerifyCommand: b.VerifyCommand,
+	})
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"task": t})
+}
+
+func (a *API) listTasks(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := board.Filter{TeamID: q.Get("teamId"), ParentID: q.Get("parentId"), Ready: q.Get("ready") == "true"}
+	for _, s := range strings.Split(q.Get("status"), ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !board.Status(s).Valid() {
+			writeError(w, http.StatusBadRequest, "unknown status %q", s)
+			return
+		}
+		f.Statuses = append(f.Statuses, board.Status(s))
+	}
+	ts, err := a.opts.Board.List(r.Context(), f)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": ts})
+}
+
+func (a *API) getTask(w http.ResponseWriter, r *http.Request) {
+	ctx, id := r.Context(), r.PathValue("id")
+	t, err := a.opts.Board.Get(ctx, id)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	comments, err := a.opts.Board.Comments(ctx, id)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	runs, err := a.opts.Store.TaskRuns(ctx, id, 50)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	for i := range runs {
+		if live, ok := a.opts.Supervisor.Live(runs[i].ID); ok {
+			runs[i] = live
+		}
+	}
+	var wt *board.Worktree
+	if rec, err := a.opts.Board.Worktree(ctx, id); err == nil {
+		wt = &rec
+	}
+	children, err := a.opts.Board.List(ctx, board.Filter{ParentID: id})
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"task": t, "comments": comments, "runs": runs, "worktree": wt,
+		"children": children, "moves": board.Moves(t.Status)})
+}
+
+type patchTaskBody struct {
+	Title         *string         `json:"title"`
+	Description   *string         `json:"description"`
+	Priority      *int            `json:"priority"`
+	Status        *string         `json:"status"`
+	RepoPath      *string         `json:"repoPath"`
+	VerifyCommand *string         `json:"verifyCommand"`
+	HumanOverride *board.Override `json:"humanOverride"`
+}
+
+func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var b patchTaskBody
+	if !decodeJSON(w, r, &b) {
+		return
+	}
+	p := board.Patch{Title: b.Title, Description: b.Description, Priority: b.Priority, RepoPath: b.RepoPath,
+		VerifyCommand: b.VerifyCommand, Override: b.HumanOverride}
+	if b.Status != nil {
+		s := board.Status(*b.Status)
+		p.Status = &s
+	}
+	before, err := a.opts.Board.Get(r.Context(), id)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	t, err := a.opts.Board.Update(r.Context(), id, p)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	// Cancelling a task stops the run working on it.
+	if t.Status == board.Cancelled && before.RunID != nil {
+		_ = a.opts.Supervisor.Abort(r.Context(), *before.RunID)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"task": t})
+}
+
+type claimBody struct {
+	AssigneeAgentID string `json:"assigneeAgentId"`
+	AssigneeRuntime string `json:"assigneeRuntime"`
+}
+
+func (a *API) claimTask(w http.ResponseWriter, r *http.Request) {
+	var b claimBody
+	if !decodeJSON(w, r, &b) {
+		return
+	}
+	if b.AssigneeAgentID != "" && !agentIDPattern.MatchString(b.AssigneeAgentID) {
+		writeError(w, http.StatusBadRequest, "invalid assigneeAgentId")
+		return
+	}
+	t, err := a.opts.Board.Claim(r.Context(), r.PathValue("id"), board.ClaimSpec{AgentID: b.AssigneeAgentID, Runtime: b.AssigneeRuntime})
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"task": t})
+}
+
+type commentBody struct {
+	Body       string `json:"body"`
+	AuthorType string `json:"authorType"`
+	AuthorID   string `json:"authorId"`
+}
+
+func (a *API) addComment(w http.ResponseWriter, r *http.Request) {
+	var b commentBody
+	if !decodeJSON(w, r, &b) {
+		return
+	}
+	c, err := a.opts.Board.AddComment(r.Context(), r.PathValue("id"), board.NewComment{AuthorType: b.AuthorType, AuthorID: b.AuthorID, Body: b.Body})
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"comment": c})
+}
+
+func (a *API) addDep(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		DependsOnTaskID string `json:"dependsOnTaskId"`
+	}
+	if !decodeJSON(w, r, &b) {
+		return
+	}
+	if b.DependsOnTaskID == "" {
+		writeError(w, http.StatusBadRequest, "dependsOnTaskId is required")
+		return
+	}
+	t, err := a.opts.Board.Link(r.Context(), r.PathValue("id"), b.DependsOnTaskID)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"task": t})
+}
+
+func (a *API) removeDep(w http.ResponseWriter, r *http.Request) {
+	t, err := a.opts.Board.Unlink(r.Context(), r.PathValue("id"), r.PathValue("dep"))
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"task": t})
+}
+
+// taskDiff shows what a task changed against its base, from its worktree
+// (or its branch, once paused or reviewed).
+func (a *API) taskDiff(w http.ResponseWriter, r *http.Request) {
+	ctx, id := r.Context(), r.PathValue("id")
+	rec, err := a.opts.Board.Worktree(ctx, id)
+	if errors.Is(err, board.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "task '%s' has no worktree", id)
+		return
+	}
+	if err != nil || a.opts.Worktrees == nil {
+		writeError(w, http.StatusInternalServerError, "worktrees are not available: %v", err)
+		return
+	}
+	out, err := a.opts.Worktrees.Diff(ctx, toWorktree(rec))
+	if err != nil {
+		writeError(w, http.StatusConflict, "cannot read the diff: %v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"taskId": id, "branch": rec.Branch, "baseCommit": rec.BaseCommit,
+		"changed": out.Changed, "files": out.Files, "insertions": out.Insertions, "deletions": out.Deletions, "diff": out.Diff})
+}
+
+func toWorktree(rec board.Worktree) worktree.Worktree {
+	return worktree.Worktree{TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
+		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
+}
+
+// worktreeUsage reports disk use per worktree and in total.
+func (a *API) worktreeUsage(w http.ResponseWriter, r *http.Request) {
+	if a.opts.Worktrees == nil {
+		writeJSON(w, http.StatusOK, map[string]any{"totalBytes": 0, "worktrees": []any{}})
+		return
+	}
+	total, per, err := a.opts.Worktrees.DiskUsage(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	if per == nil {
+		per = []worktree.Usage{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"totalBytes": total, "worktrees": per})
+}

@@ -1,0 +1,112 @@
+package backend
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/budget"
+	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/worktree"
+)
+
+// How the board is kept honest in the background.
+const (
+	sweepEvery = time.Minute      // look for claims whose run died
+	staleAfter = 3 * time.Minute  // a claim with no heartbeat this long is suspect
+	gcEvery    = time.Hour        // reap old worktrees
+	gcMaxAge   = 72 * time.Hour   // a worktree untouched this long is reaped
+	gcPerRepo  = 25               // at most this many worktrees per repository
+	gcDelay    = 30 * time.Second // first GC after start-up, off the start path
+)
+
+// openWork builds the board, the worktree manager and the cost ledger. A
+// machine without git still serves the board; code tasks then answer
+// workspace_unavailable.
+func (b *Backend) openWork(opts Options) {
+	b.boardEvents = bus.New[board.Event](0)
+	b.budgetEvents = bus.New[budget.Event](0)
+	b.Board = board.New(board.Options{Store: b.Store, Events: b.boardEvents, Log: b.log.With("part", "board")})
+	b.Budget = budget.New(budget.Options{Store: b.Store, Events: b.budgetEvents, Log: b.log.With("part", "budget")})
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	wm, err := worktree.New(worktree.Options{Home: b.Config.Home, Environ: environ, Log: b.log.With("part", "worktree")})
+	if err != nil {
+		b.log.Warn("code tasks cannot run: no worktrees", "err", err)
+		return
+	}
+	b.Worktrees = wm
+}
+
+// startWork releases the claims a crash left behind (no run is live at
+// start-up, so every claim held by a run is dead), then starts the stale
+// sweep and worktree garbage collection.
+func (b *Backend) startWork(ctx context.Context) error {
+	released, err := b.Board.ReleaseDead(ctx, 0, func(string) bool { return false })
+	if err != nil {
+		return err
+	}
+	if len(released) > 0 {
+		b.log.Warn("released tasks whose runs died with the last process", "tasks", len(released))
+	}
+	loopCtx, stop := context.WithCancel(context.Background())
+	b.stopLoops = stop
+	b.loops.Add(1)
+	go func() {
+		defer b.loops.Done()
+		b.maintain(loopCtx)
+	}()
+	return nil
+}
+
+func (b *Backend) maintain(ctx context.Context) {
+	sweep := time.NewTicker(sweepEvery)
+	defer sweep.Stop()
+	gc := time.NewTimer(gcDelay)
+	defer gc.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sweep.C:
+			staleMs := staleAfter.Milliseconds()
+			if ids, err := b.Board.ReleaseDead(ctx, staleMs, b.Supervisor.IsLive); err != nil {
+				b.log.Warn("stale sweep failed", "err", err)
+			} else if len(ids) > 0 {
+				b.log.Warn("released stale claims", "tasks", ids)
+			}
+		case <-gc.C:
+			gc.Reset(gcEvery)
+			if b.Worktrees == nil {
+				continue
+			}
+			removed, err := b.Worktrees.GC(ctx, worktree.GCPolicy{MaxAge: gcMaxAge, MaxPerRepo: gcPerRepo,
+				Keep: func(taskID string) bool { return b.Board.Protected(ctx, taskID) }})
+			if err != nil {
+				b.log.Warn("worktree GC failed", "err", err)
+			}
+			for _, id := range removed {
+				_ = b.Board.SetWorktreeStatus(ctx, id, "paused")
+			}
+		}
+	}
+}
+
+// closeWork stops the background loops and the board's claim writer.
+func (b *Backend) closeWork() {
+	if b.stopLoops != nil {
+		b.stopLoops()
+		b.loops.Wait()
+		b.stopLoops = nil
+	}
+	if b.Board != nil {
+		b.Board.Close()
+	}
+	if b.boardEvents != nil {
+		b.boardEvents.Close()
+		b.budgetEvents.Close()
+	}
+}
