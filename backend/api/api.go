@@ -124,6 +124,8 @@ func (a *API) routes() {
 	a.mux.Handle("/api/board/{id}/deps/{dep}", methods{"DELETE": a.removeDep})
 	a.mux.Handle("/api/board/{id}/diff", methods{"GET": a.taskDiff})
 	a.mux.Handle("/api/worktrees", methods{"GET": a.worktreeUsage})
+	a.mux.Handle("/api/repos", methods{"GET": a.recentRepos})
+	a.mux.Handle("/api/repos/browse", methods{"GET": a.browseRepos})
 	a.mux.Handle("/api/budgets", methods{"GET": a.listBudgets, "POST": a.setBudget})
 	a.mux.Handle("/api/budgets/{scope}/{id}", methods{"DELETE": a.deleteBudget})
 	a.mux.Handle("/api/budgets/{scope}/{id}/resume", methods{"POST": a.resumeBudget})

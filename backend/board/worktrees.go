@@ -45,3 +45,23 @@ func (b *Board) Protected(ctx context.Context, taskID string) bool {
 	err := b.st.Read().QueryRowContext(ctx, `SELECT status FROM tasks WHERE id = ?`, taskID).Scan(&status)
 	return err == nil && (Status(status) == InProgress || Status(status) == InReview)
 }
+
+// RecentRepos lists the repository paths tasks name, most recently touched
+// first, at most limit of them.
+func (b *Board) RecentRepos(ctx context.Context, limit int) ([]string, error) {
+	rows, err := b.st.Read().QueryContext(ctx, `SELECT repo_path FROM tasks WHERE repo_path IS NOT NULL AND repo_path != ''
+		GROUP BY repo_path ORDER BY MAX(updated_at) DESC, MAX(id) DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
