@@ -183,6 +183,13 @@ func TestVerificationGate(t *testing.T) {
 	if got.Status != board.Done || got.Verification == nil || got.Verification.Command != "test -f third.txt" {
 		t.Fatalf("%+v %+v", got, got.Verification)
 	}
+	// A run cannot rewrite the gate it is judged by: the command comes from
+	// the base commit, not the worktree.
+	cheat := e.task(t, board.NewTask{Title: "cheat", RepoPath: repo})
+	_, got = e.runTask(t, cheat.ID, "!write .clawboo/verify true\n!write fourth.txt x")
+	if got.Status != board.InReview || got.Verification == nil || got.Verification.Command != "test -f third.txt" || got.Verification.Passed {
+		t.Fatalf("%+v %+v", got, got.Verification)
+	}
 }
 
 func TestNoChangesCleansUp(t *testing.T) {

@@ -3,8 +3,6 @@ package supervisor
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -71,7 +69,7 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		return
 	}
 	var verif *board.Verification
-	if cmd := verifyCommand(tc); cmd != "" {
+	if cmd := s.verifyCommand(ctx, tc); cmd != "" {
 		vctx, cancel := context.WithTimeout(s.root, s.opts.VerifyTimeout+time.Minute)
 		v := wm.Verify(vctx, *tc.wt, cmd, s.opts.VerifyTimeout)
 		cancel()
@@ -115,14 +113,15 @@ func agentComment(l *liveRun, body string) *board.NewComment {
 	return &board.NewComment{AuthorType: "agent", AuthorID: l.params.AgentID, Body: body}
 }
 
-// verifyCommand is the task's own, else the repository's (the first
-// non-comment line of .clawboo/verify, committed in the repo).
-func verifyCommand(tc *taskCtx) string {
+// verifyCommand is the task's own, else the repository's: the first
+// non-comment line of .clawboo/verify as the task's base commit has it, so
+// the run being judged cannot rewrite its own gate.
+func (s *Supervisor) verifyCommand(ctx context.Context, tc *taskCtx) string {
 	if tc.task.VerifyCommand != nil && strings.TrimSpace(*tc.task.VerifyCommand) != "" {
 		return strings.TrimSpace(*tc.task.VerifyCommand)
 	}
-	b, err := os.ReadFile(filepath.Join(tc.wt.Path, ".clawboo", "verify"))
-	if err != nil || len(b) > 64<<10 {
+	b, err := s.opts.Worktrees.BaseFile(ctx, *tc.wt, ".clawboo/verify", 64<<10)
+	if err != nil {
 		return ""
 	}
 	for _, line := range strings.Split(string(b), "\n") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,4 +135,23 @@ func copyFile(from, to string) error {
 		err = cerr
 	}
 	return err
+}
+
+// BaseFile reads a file as the task's base commit has it, at most limit
+// bytes (the rest is cut). Configuration a run must not be able to change,
+// like the repository's verify command, is read from here rather than from
+// the worktree the agent just worked in. A file the base lacks is
+// fs.ErrNotExist.
+func (m *Manager) BaseFile(ctx context.Context, w Worktree, path string, limit int) ([]byte, error) {
+	if w.BaseCommit == "" || strings.HasPrefix(path, "/") || strings.Contains(path, "..") {
+		return nil, fs.ErrNotExist
+	}
+	r, err := m.gitCall(ctx, call{dir: w.RepoPath, args: []string{"cat-file", "blob", w.BaseCommit + ":" + path}, limit: limit, noRetry: true})
+	if err != nil {
+		if exitCode(err) == 128 {
+			return nil, fs.ErrNotExist
+		}
+		return nil, err
+	}
+	return []byte(r.out), nil
 }
