@@ -55,6 +55,26 @@ func (b *Board) Close() { b.claims.close() }
 
 func (b *Board) ms() int64 { return b.now().UnixMilli() }
 
+// changeTask runs change in one write transaction, reads task id back
+// inside it, and publishes the result once it has committed.
+func (b *Board) changeTask(ctx context.Context, id string, change func(q store.Querier) error) (Task, error) {
+	var out Task
+	err := b.st.InTx(ctx, func(tx *sql.Tx) error {
+		q := b.st.Tx(tx)
+		if err := change(q); err != nil {
+			return err
+		}
+		var err error
+		out, err = getTask(ctx, q, id)
+		return err
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	b.publish(Event{Kind: "task", Task: &out})
+	return out, nil
+}
+
 func (b *Board) publish(ev Event) {
 	if b.events != nil {
 		b.events.Publish(ev)

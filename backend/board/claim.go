@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/store"
 )
 
 // ClaimSpec says who claims a task.
@@ -104,15 +106,12 @@ type Outcome struct {
 // todo releases the claim; any other target keeps the assignee for the
 // record.
 func (b *Board) Finish(ctx context.Context, id, runID string, o Outcome) (Task, error) {
-	var out Task
-	err := b.st.InTx(ctx, func(tx *sql.Tx) error {
-		q := b.st.Tx(tx)
+	return b.changeTask(ctx, id, func(q store.Querier) error {
 		t, err := getTask(ctx, q, id)
 		if err != nil {
 			return err
 		}
 		if t.RunID == nil || *t.RunID != runID {
-			out = t
 			return nil // no longer ours: leave it as it is
 		}
 		now := b.ms()
@@ -139,19 +138,11 @@ func (b *Board) Finish(ctx context.Context, id, runID string, o Outcome) (Task, 
 				c.AuthorType = "system"
 			}
 			if c.Body != "" {
-				if err := insertComment(ctx, q, c); err != nil {
-					return err
-				}
+				return insertComment(ctx, q, c)
 			}
 		}
-		out, err = getTask(ctx, q, id)
-		return err
+		return nil
 	})
-	if err != nil {
-		return Task{}, err
-	}
-	b.publish(Event{Kind: "task", Task: &out})
-	return out, nil
 }
 
 // Release gives a claimed task back to todo with a note saying why.

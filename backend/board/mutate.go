@@ -77,9 +77,7 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 	}
 	id := newID()
 	now := b.ms()
-	var out Task
-	err := b.st.InTx(ctx, func(tx *sql.Tx) error {
-		q := b.st.Tx(tx)
+	return b.changeTask(ctx, id, func(q store.Querier) error {
 		root, depth := id, 0
 		team, repo := optional(n.TeamID), optional(n.RepoPath)
 		if n.ParentID != "" {
@@ -110,17 +108,8 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 			depth, repo_path, base_ref, verify_command, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, strings.TrimSpace(n.Title), n.Description, n.Status, n.Priority, n.Kind, team, optional(n.ParentID), root,
 			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), now, now)
-		if err != nil {
-			return err
-		}
-		out, err = getTask(ctx, q, id)
 		return err
 	})
-	if err != nil {
-		return Task{}, err
-	}
-	b.publish(Event{Kind: "task", Task: &out})
-	return out, nil
 }
 
 // Patch changes a task; nil fields stay as they are.
@@ -140,9 +129,7 @@ type Patch struct {
 // the verification (the task starts over); a task held by a live run cannot
 // be moved by hand except to cancel it.
 func (b *Board) Update(ctx context.Context, id string, p Patch) (Task, error) {
-	var out Task
-	err := b.st.InTx(ctx, func(tx *sql.Tx) error {
-		q := b.st.Tx(tx)
+	return b.changeTask(ctx, id, func(q store.Querier) error {
 		t, err := getTask(ctx, q, id)
 		if err != nil {
 			return err
@@ -179,17 +166,9 @@ func (b *Board) Update(ctx context.Context, id string, p Patch) (Task, error) {
 			sets, args = append(sets, more...), append(args, margs...)
 		}
 		args = append(args, id)
-		if _, err := q.ExecContext(ctx, `UPDATE tasks SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
-			return err
-		}
-		out, err = getTask(ctx, q, id)
+		_, err = q.ExecContext(ctx, `UPDATE tasks SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...)
 		return err
 	})
-	if err != nil {
-		return Task{}, err
-	}
-	b.publish(Event{Kind: "task", Task: &out})
-	return out, nil
 }
 
 // move returns the column changes of a status change, or why it is refused.
@@ -298,9 +277,7 @@ func (b *Board) Link(ctx context.Context, taskID, dependsOn string) (Task, error
 	if taskID == dependsOn {
 		return Task{}, ErrCycle
 	}
-	var out Task
-	err := b.st.InTx(ctx, func(tx *sql.Tx) error {
-		q := b.st.Tx(tx)
+	return b.changeTask(ctx, taskID, func(q store.Querier) error {
 		for _, id := range []string{taskID, dependsOn} {
 			if _, err := getTask(ctx, q, id); err != nil {
 				return err
@@ -318,34 +295,16 @@ func (b *Board) Link(ctx context.Context, taskID, dependsOn string) (Task, error
 		if reach > 0 {
 			return ErrCycle
 		}
-		if _, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO task_deps(task_id, depends_on, created_at) VALUES (?, ?, ?)`,
-			taskID, dependsOn, b.ms()); err != nil {
-			return err
-		}
-		out, err = getTask(ctx, q, taskID)
+		_, err = q.ExecContext(ctx, `INSERT OR IGNORE INTO task_deps(task_id, depends_on, created_at) VALUES (?, ?, ?)`,
+			taskID, dependsOn, b.ms())
 		return err
 	})
-	if err != nil {
-		return Task{}, err
-	}
-	b.publish(Event{Kind: "task", Task: &out})
-	return out, nil
 }
 
 // Unlink removes a dependency.
 func (b *Board) Unlink(ctx context.Context, taskID, dependsOn string) (Task, error) {
-	var out Task
-	err := b.st.InTx(ctx, func(tx *sql.Tx) error {
-		q := b.st.Tx(tx)
-		if _, err := q.ExecContext(ctx, `DELETE FROM task_deps WHERE task_id = ? AND depends_on = ?`, taskID, dependsOn); err != nil {
-			return err
-		}
-		var err error
-		out, err = getTask(ctx, q, taskID)
+	return b.changeTask(ctx, taskID, func(q store.Querier) error {
+		_, err := q.ExecContext(ctx, `DELETE FROM task_deps WHERE task_id = ? AND depends_on = ?`, taskID, dependsOn)
 		return err
 	})
-	if err == nil {
-		b.publish(Event{Kind: "task", Task: &out})
-	}
-	return out, err
 }

@@ -256,6 +256,11 @@ func (s *Supervisor) Abort(ctx context.Context, id string) error {
 		}
 		return ErrRunFinished
 	}
+	select {
+	case <-l.finished: // ended, not yet forgotten
+		return ErrRunFinished
+	default:
+	}
 	l.requestAbort()
 	return nil
 }
