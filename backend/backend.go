@@ -29,6 +29,7 @@ import (
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
@@ -63,6 +64,7 @@ type Backend struct {
 	Board     *board.Board
 	Worktrees *worktree.Manager // nil when git is missing
 	Budget    *budget.Ledger
+	MCP       *mcp.Hub
 
 	resolver     *proc.Resolver
 	watcher      *proc.Watcher
@@ -116,10 +118,14 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
+	if err := b.openMCP(ctx, opts.Version); err != nil {
+		_ = b.Close(ctx)
+		return nil, fmt.Errorf("start MCP servers: %w", err)
+	}
 	b.API = api.New(api.Options{
 		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		Log: log.With("part", "api"), Version: opts.Version,
+		MCP: b.MCP, Log: log.With("part", "api"), Version: opts.Version,
 	})
 	return b, nil
 }
@@ -167,6 +173,9 @@ func (b *Backend) Close(ctx context.Context) error {
 	var err error
 	if b.Supervisor != nil {
 		err = b.Supervisor.Close(ctx)
+	}
+	if b.MCP != nil {
+		b.MCP.Close()
 	}
 	b.closeWork()
 	err = errors.Join(err, b.Store.Close())

@@ -54,6 +54,8 @@ type Options struct {
 	Worktrees       *worktree.Manager // nil when git is missing
 	Budget          *budget.Ledger
 	BudgetEvents    *bus.Broker[budget.Event]
+	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
+	MCP http.Handler
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -130,6 +132,9 @@ func (a *API) routes() {
 	a.mux.Handle("/api/budgets/{scope}/{id}", methods{"DELETE": a.deleteBudget})
 	a.mux.Handle("/api/budgets/{scope}/{id}/resume", methods{"POST": a.resumeBudget})
 	a.mux.Handle("/api/spend", methods{"GET": a.spend})
+	if a.opts.MCP != nil {
+		a.mux.Handle("/mcp/", a.opts.MCP)
+	}
 	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

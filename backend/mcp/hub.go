@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/clawboo/desktop/backend/store"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Server names, as they appear in /mcp/{name} and in attach configs
+// (prefixed "clawboo-").
+const (
+	Tasks    = "tasks"
+	Memory   = "memory"
+	Tools    = "tools"
+	TeamChat = "teamchat"
+)
+
+// Names lists the servers in the order configs show them.
+var Names = []string{Tasks, Memory, Tools, TeamChat}
+
+// Options wire a Hub. Token and BindingKey are required; a server whose
+// dependency is nil is still served and answers each call with a tool error
+// saying what is missing.
+type Options struct {
+	Token      string // the attach token every HTTP request carries
+	BindingKey []byte // signs bindings
+	Store      *store.Store
+	Board      TaskBoard
+	Approvals  Approver
+	Embedder   Embedder // nil: the built-in offline embedder
+	Log        *slog.Logger
+	Now        func() time.Time
+	Version    string
+}
+
+// Hub holds the four servers and their HTTP transports.
+type Hub struct {
+	opts    Options
+	signer  Signer
+	servers map[string]*server.MCPServer
+	http    map[string]*server.StreamableHTTPServer
+	closers []func()
+}
+
+// sessionIdle is how long an HTTP session may sit unused before it is
+// forgotten (it is a few bytes; the cap keeps their number bounded).
+const sessionIdle = 30 * time.Minute
+
+// New builds the servers.
+func New(o Options) (*Hub, error) {
+	if len(o.Token) < 16 || len(o.BindingKey) < 16 {
+		return nil, errors.New("mcp: an attach token and a binding key of at least 16 bytes are required")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	h := &Hub{opts: o, signer: NewSigner(o.BindingKey), servers: map[string]*server.MCPServer{},
+		http: map[string]*server.StreamableHTTPServer{}}
+	builders := map[string]func(*Hub) (*server.MCPServer, error){
+		Tasks: newTasksServer, Memory: newMemoryServer, Tools: newToolsServer, TeamChat: newTeamChatServer,
+	}
+	for _, name := range Names {
+		s, err := builders[name](h)
+		if err != nil {
+			h.Close()
+			return nil, fmt.Errorf("mcp %s: %w", name, err)
+		}
+		h.servers[name] = s
+		h.http[name] = server.NewStreamableHTTPServer(s,
+			server.WithEndpointPath("/mcp/"+name),
+			server.WithSessionIdleTTL(sessionIdle),
+			server.WithStreamableHTTPLogger(o.Log),
+			// Host checks are done in ServeHTTP (and by the API in front).
+			server.WithDisableLocalhostProtection(true),
+		)
+	}
+	return h, nil
+}
+
+// newServer is an MCPServer with the options every Clawboo server shares.
+func (h *Hub) newServer(name string, opts ...server.ServerOption) *server.MCPServer {
+	base := []server.ServerOption{server.WithToolCapabilities(false), server.WithRecovery()}
+	return server.NewMCPServer("clawboo-"+name, h.opts.Version, append(base, opts...)...)
+}
+
+// Signer signs bindings for attach URLs.
+func (h *Hub) Signer() Signer { return h.signer }
+
+// Close stops the HTTP sessions' sweepers and anything the servers hold.
+func (h *Hub) Close() {
+	for _, s := range h.http {
+		_ = s.Shutdown(context.Background())
+	}
+	for _, c := range h.closers {
+		c()
+	}
+}
+
+// ServeHTTP serves /mcp/{name}. The attach token is checked first, then the
+// binding's signature; only then does mcp-go see the request.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/mcp/")
+	hs, ok := h.http[name]
+	if !ok {
+		httpError(w, http.StatusNotFound, "no MCP server at "+r.URL.Path+"; try /mcp/tasks, /mcp/memory, /mcp/tools or /mcp/teamchat")
+		return
+	}
+	tok, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !found || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.opts.Token)) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="clawboo"`)
+		httpError(w, http.StatusUnauthorized, "missing or wrong attach token (Authorization: Bearer …); `clawboo mcp config` prints a working configuration")
+		return
+	}
+	b, ok := h.signer.FromQuery(r.URL.Query())
+	if !ok {
+		httpError(w, http.StatusUnauthorized, "the session binding's signature does not verify")
+		return
+	}
+	ctx := withCaller(r.Context(), Caller{Binding: b, Transport: "http"})
+	hs.ServeHTTP(w, r.WithContext(ctx))
+}
+
+func httpError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}

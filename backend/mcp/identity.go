@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"strings"
+)
+
+// Binding is who a session acts for. The zero Binding is an unbound
+// session (a person's own MCP client, or OpenClaw's Gateway).
+type Binding struct {
+	TeamID   string `json:"teamId,omitempty"`
+	AgentID  string `json:"agentId,omitempty"`
+	Delegate bool   `json:"delegate,omitempty"` // may use team_delegate
+	// ReadOnly limits the Tasks server to list_tasks and get_task (the
+	// native config's tasks: "read").
+	ReadOnly bool `json:"readOnly,omitempty"`
+}
+
+// Bound reports a binding that names a team or an agent.
+func (b Binding) Bound() bool { return b.TeamID != "" || b.AgentID != "" }
+
+// Query parameter names of a signed binding on an attach URL.
+const (
+	qTeam     = "team"
+	qAgent    = "agent"
+	qDelegate = "delegate"
+	qReadOnly = "ro"
+	qSig      = "sig"
+)
+
+// Signer signs and verifies bindings under the install's binding key.
+type Signer struct{ key []byte }
+
+// NewSigner keeps a copy of key.
+func NewSigner(key []byte) Signer { return Signer{key: append([]byte(nil), key...)} }
+
+// payload is what a signature covers; the unit separator cannot occur in
+// the ids (they are validated before signing).
+func (b Binding) payload() string {
+	return strings.Join([]string{"v1", b.TeamID, b.AgentID, flag(b.Delegate), flag(b.ReadOnly)}, "\x1f")
+}
+
+func flag(on bool) string {
+	if on {
+		return "1"
+	}
+	return "0"
+}
+
+// Sign returns the hex HMAC-SHA256 of the binding.
+func (s Signer) Sign(b Binding) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(b.payload()))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify checks a signature in constant time.
+func (s Signer) Verify(b Binding, sig string) bool {
+	got, err := hex.DecodeString(sig)
+	if err != nil || len(s.key) == 0 {
+		return false
+	}
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(b.payload()))
+	return hmac.Equal(got, m.Sum(nil))
+}
+
+// Query encodes a signed binding as URL query parameters ("" when unbound).
+func (s Signer) Query(b Binding) string {
+	if b == (Binding{}) {
+		return ""
+	}
+	v := url.Values{}
+	if b.TeamID != "" {
+		v.Set(qTeam, b.TeamID)
+	}
+	if b.AgentID != "" {
+		v.Set(qAgent, b.AgentID)
+	}
+	if b.Delegate {
+		v.Set(qDelegate, "1")
+	}
+	if b.ReadOnly {
+		v.Set(qReadOnly, "1")
+	}
+	v.Set(qSig, s.Sign(b))
+	return v.Encode()
+}
+
+// FromQuery reads a binding from URL query parameters. ok is false when
+// binding parameters are present but the signature does not verify (or is
+// missing); no parameters at all is an unbound session.
+func (s Signer) FromQuery(q url.Values) (b Binding, ok bool) {
+	b = Binding{TeamID: q.Get(qTeam), AgentID: q.Get(qAgent), Delegate: q.Get(qDelegate) == "1", ReadOnly: q.Get(qReadOnly) == "1"}
+	if b == (Binding{}) && !q.Has(qSig) && !q.Has(qTeam) && !q.Has(qAgent) && !q.Has(qDelegate) && !q.Has(qReadOnly) {
+		return Binding{}, true
+	}
+	if !validID(b.TeamID) || !validID(b.AgentID) {
+		return Binding{}, false
+	}
+	return b, s.Verify(b, q.Get(qSig))
+}
+
+// validID accepts "" and ids of letters, digits, '_', '-', '.' and ':' up
+// to 128 bytes.
+func validID(id string) bool {
+	if len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.', r == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+type callerKey struct{}
+
+// Caller is the identity a tool handler acts for.
+type Caller struct {
+	Binding
+	// Transport is "http" or "in-process".
+	Transport string
+}
+
+// WithCaller attaches the caller to ctx; only this package's transports
+// call it, so a handler's caller is always one they verified.
+func withCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller a request was verified as (the zero,
+// unbound Caller when none).
+func CallerFrom(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
+}
+
+func parseQuery(q string) (url.Values, error) { return url.ParseQuery(q) }
