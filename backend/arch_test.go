@@ -26,20 +26,21 @@ var allowed = map[string][]string{
 	"backend/executor/executortest": {"executor"},
 	"backend/llm":                   {},
 	"backend/perf":                  {},
+	"backend/redact":                {},
 	"backend/vault":                 {"config"},
-	"backend/mcp":                   {"store"},
-	"backend/worktree":              {"proc"},
+	"backend/mcp":                   {"store", "redact"},
+	"backend/worktree":              {"proc", "redact"},
 	"backend/board":                 {"store", "bus"},
-	"backend/approval":              {"store", "bus"},
+	"backend/approval":              {"store", "bus", "redact"},
 	"backend/budget":                {"store", "bus"},
 	"backend/runtimes":              {"config", "vault", "proc", "executor"},
-	"backend/supervisor":            {"executor", "board", "worktree", "approval", "budget", "vault", "store", "bus"},
-	"backend/api":                   {"config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor"},
+	"backend/supervisor":            {"redact", "executor", "board", "worktree", "approval", "budget", "vault", "store", "bus"},
+	"backend/api":                   {"redact", "config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor"},
 }
 
 // adapters may use the contract and child processes; native also the
 // provider clients and the in-process MCP servers.
-var adapterAllowed = []string{"executor", "proc", "llm", "mcp"}
+var adapterAllowed = []string{"executor", "proc", "llm", "mcp", "redact"}
 
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()

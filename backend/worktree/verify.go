@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/proc"
+	"github.com/clawboo/desktop/backend/redact"
 )
 
 // Verification is the evidence of one verify run, stored on the task.
@@ -101,7 +102,7 @@ func (m *Manager) Verify(ctx context.Context, w Worktree, command string, timeou
 	v.DurationMs = time.Since(start).Milliseconds()
 	v.ExitCode = exit.Code
 	v.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	out := tail(scrub(tail(buf.String(), 2*tailChars)), tailChars)
+	out := tail(redact.Secrets(tail(buf.String(), 2*tailChars)), tailChars)
 	switch {
 	case v.TimedOut:
 		out += fmt.Sprintf("\n[timed out after %s; the command's process group was stopped]", timeout)

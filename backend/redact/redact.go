@@ -1,4 +1,13 @@
-package worktree
+// Package redact hides secret-looking tokens in text that is about to be
+// stored or shown: command output, audit summaries, memory facts. It is a
+// leaf every package may use.
+//
+// Invariants:
+//   - Secrets replaces a match with [REDACTED] and keeps the name of a
+//     NAME=value pair, so the text stays readable.
+//   - It errs on the side of hiding: a harmless string that looks like a
+//     key is hidden rather than a key stored.
+package redact
 
 import "regexp"
 
@@ -23,8 +32,8 @@ var (
 	urlUserinfo = regexp.MustCompile(`(://[^/\s:@]+):[^/\s@]+@`)
 )
 
-// scrub hides secret-looking tokens.
-func scrub(s string) string {
+// Secrets hides secret-looking tokens.
+func Secrets(s string) string {
 	for _, re := range secretPatterns {
 		s = re.ReplaceAllString(s, "[REDACTED]")
 	}
