@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"context"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The tools/call round trip, through everything a runtime's call goes
+// through here: over HTTP the token check, the binding's signature and
+// mcp-go's Streamable HTTP transport on a real loopback socket; in process
+// the session's binding and mcp-go's in-process transport. The tool itself
+// (whoami) does nothing, so this is the MCP layer's own cost.
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
+	b.ReportMetric(p(0.50), "p50-µs")
+	b.ReportMetric(p(0.99), "p99-µs")
+}
+
+func BenchmarkToolCallHTTP(b *testing.B) {
+	h := newTestHubTB(b)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, err := client.NewStreamableHttpClient(srv.URL+"/mcp/tasks?"+h.Signer().Query(Binding{TeamID: "t", AgentID: "a"}),
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := initClient(ctx, c); err != nil {
+		b.Fatal(err)
+	}
+	benchCalls(b, func() error {
+		_, err := call(c, "whoami", nil)
+		return err
+	})
+}
+
+func BenchmarkToolCallInProcess(b *testing.B) {
+	h := newTestHubTB(b)
+	s, err := h.Session(context.Background(), Tasks, Binding{TeamID: "t", AgentID: "a"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	benchCalls(b, func() error {
+		_, err := s.CallTool(ctx, "whoami", nil)
+		return err
+	})
+}
+
+func benchCalls(b *testing.B, fn func() error) {
+	for i := 0; i < 50; i++ { // warm up
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
+
+func initClient(ctx context.Context, c *client.Client) error {
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+	_, err := c.Initialize(ctx, init)
+	return err
+}
+
+// newTestHubTB is a Hub with no backends and a do-nothing "whoami" tool on
+// every server (registered under a name no real tool uses).
+func newTestHubTB(tb testing.TB) *Hub {
+	h, err := New(Options{Token: testToken, BindingKey: []byte("bench-binding-key-0123456789")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(h.Close)
+	for _, name := range Names {
+		h.servers[name].AddTool(mcp.NewTool("whoami"), handler(func(ctx context.Context, c Caller, _ struct{}) *mcp.CallToolResult {
+			return jsonResult(c)
+		}))
+	}
+	return h
+}
