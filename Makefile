@@ -72,8 +72,16 @@ lint:
 	$(GO) run $(STATICCHECK) -tags $(TAGS),e2e ./app/... .
 	$(GO) test -count=1 -run '^TestArch' ./backend/
 
-test-go:
-	$(GO) test -race ./...
+# The real runtime CLIs the Go tests drive offline, pinned in
+# test/clis/package.json (their tests fail, not skip, when CLAWBOO_TEST_CLAUDE
+# is set and the binary is missing).
+CLIS := test/clis/node_modules
+$(CLIS)/.installed: test/clis/package.json test/clis/package-lock.json
+	cd test/clis && npm ci --no-audit --no-fund
+	touch $@
+
+test-go: $(CLIS)/.installed
+	CLAWBOO_TEST_CLAUDE=$(CURDIR)/$(CLIS)/.bin/claude $(GO) test -race ./...
 
 # The vault against the real Secret Service on a private bus (plus the
 # no-bus fallback). XDG_DATA_HOME keeps the throwaway login keyring (password
