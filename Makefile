@@ -73,7 +73,7 @@ lint:
 	$(GO) test -count=1 -run '^TestArch' ./backend/
 
 # The real runtime CLIs the Go tests drive offline, pinned in
-# test/clis/package.json (their tests fail, not skip, when CLAWBOO_TEST_CLAUDE
+# test/clis/package.json (their tests fail, not skip, when CLAWBOO_TEST_CLIS
 # is set and the binary is missing).
 CLIS := test/clis/node_modules
 $(CLIS)/.installed: test/clis/package.json test/clis/package-lock.json
@@ -81,7 +81,7 @@ $(CLIS)/.installed: test/clis/package.json test/clis/package-lock.json
 	touch $@
 
 test-go: $(CLIS)/.installed
-	CLAWBOO_TEST_CLAUDE=$(CURDIR)/$(CLIS)/.bin/claude $(GO) test -race ./...
+	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis $(GO) test -race ./...
 
 # The vault against the real Secret Service on a private bus (plus the
 # no-bus fallback). XDG_DATA_HOME keeps the throwaway login keyring (password

@@ -14,18 +14,44 @@ import (
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
 )
 
-// claudeBin is the real `claude` CLI (make test installs the pinned one and
-// sets CLAWBOO_TEST_CLAUDE); a plain `go test` without it skips.
-func claudeBin(t *testing.T) string {
+// testCLIs is test/clis with its node_modules installed: make test installs
+// it and sets CLAWBOO_TEST_CLIS; a plain `go test` without it skips.
+func testCLIs(t *testing.T, rel string) string {
 	t.Helper()
-	p, set := os.LookupEnv("CLAWBOO_TEST_CLAUDE")
+	dir, set := os.LookupEnv("CLAWBOO_TEST_CLIS")
 	if !set {
-		t.Skip("CLAWBOO_TEST_CLAUDE is not set (make test sets it to the pinned claude CLI)")
+		t.Skip("CLAWBOO_TEST_CLIS is not set (make test sets it to test/clis, with the pinned programs installed)")
 	}
+	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("CLAWBOO_TEST_CLAUDE=%s: %v", p, err)
+		t.Fatalf("CLAWBOO_TEST_CLIS: %v", err)
 	}
 	return p
+}
+
+// claudeBin is the real, pinned `claude` CLI.
+func claudeBin(t *testing.T) string { return testCLIs(t, "node_modules/.bin/claude") }
+
+// mcpConfig is what `clawboo mcp config --client claude` prints for home.
+func mcpConfig(t *testing.T, home string) (raw string, servers map[string]struct {
+	URL     string
+	Headers map[string]string
+}) {
+	t.Helper()
+	out, err := exec.Command(bin, "mcp", "config", "--client", "claude", "--home", home).Output()
+	if err != nil {
+		t.Fatalf("mcp config: %v", err)
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			URL     string
+			Headers map[string]string
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil || len(cfg.MCPServers) != 4 {
+		t.Fatalf("mcp config printed: %s (%v)", out, err)
+	}
+	return strings.TrimSpace(string(out)), cfg.MCPServers
 }
 
 // claudeEnv is the offline environment runtimes-protocols.md section 2.1
@@ -57,10 +83,7 @@ func TestRealClaudeClaimsATaskOverMCP(t *testing.T) {
 	}
 	id := created.Task.ID
 
-	cfg, err := exec.Command(bin, "mcp", "config", "--client", "claude", "--home", s.home).Output()
-	if err != nil {
-		t.Fatalf("mcp config: %v", err)
-	}
+	cfg, _ := mcpConfig(t, s.home)
 	fake := fakeanthropic.New(fakeanthropic.Rule{
 		Match: "claim", Tool: `^mcp__clawboo-tasks__claim_task$`,
 		Input:      map[string]any{"taskId": id, "assigneeAgentId": "claude-agent"},
@@ -73,7 +96,7 @@ func TestRealClaudeClaimsATaskOverMCP(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, "-p", "please claim task "+id,
 		"--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions",
-		"--mcp-config", strings.TrimSpace(string(cfg)))
+		"--mcp-config", cfg)
 	cmd.Env = claudeEnv(t, fs.URL)
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
@@ -111,7 +134,7 @@ func TestRealClaudeClaimsATaskOverMCP(t *testing.T) {
 	defer fs2.Close()
 	cmd = exec.CommandContext(ctx, claude, "-p", "please claim task "+id,
 		"--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions",
-		"--mcp-config", strings.TrimSpace(string(cfg)))
+		"--mcp-config", cfg)
 	cmd.Env = claudeEnv(t, fs2.URL)
 	cmd.Dir = t.TempDir()
 	out, _ = cmd.CombinedOutput()
