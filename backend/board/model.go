@@ -71,7 +71,7 @@ func CanMove(from, to Status) bool {
 }
 
 // Moves lists the legal targets from a status.
-func Moves(from Status) []Status { return append([]Status(nil), transitions[from]...) }
+func Moves(from Status) []Status { return append([]Status{}, transitions[from]...) }
 
 // Kind says what a task does, which decides whether it gets a worktree.
 type Kind string
@@ -169,7 +169,7 @@ var (
 
 // RuleError is a refused change, with a stable code the API maps to a
 // status: illegal_transition, verification_required, too_deep,
-// too_many_children, invalid, waiting_on_dependencies.
+// too_many_children, invalid, waiting_on_dependencies, not_holder.
 type RuleError struct {
 	Code string
 	Msg  string

@@ -24,6 +24,7 @@ describe('format', () => {
     expect(usd(0)).toBe('$0.00');
     expect(usd(0.0042)).toBe('$0.0042');
     expect(usd(1.5)).toBe('$1.50');
+    expect(usd(0.00001)).toBe('<$0.0001'); // a character estimate of a short run
   });
 
   it('count and shortId', () => {

@@ -28,6 +28,7 @@ export function duration(ms: number): string {
 /** US dollars with enough precision for sub-cent model costs. */
 export function usd(v: number): string {
   if (v === 0) return '$0.00';
+  if (Math.abs(v) < 0.0001) return v > 0 ? '<$0.0001' : '-<$0.0001';
   if (Math.abs(v) < 0.01) return `$${v.toFixed(4)}`;
   return `$${v.toFixed(2)}`;
 }
@@ -40,4 +41,17 @@ export function count(n: number): string {
 /** The first characters of a long id, for dense lists (the full id stays in a title). */
 export function shortId(id: string): string {
   return id.length > 10 ? `${id.slice(0, 4)}…${id.slice(-6)}` : id;
+}
+
+/** 87 -> "87 B", 1536 -> "1.5 KB", 3_500_000 -> "3.3 MB" (binary units, as disk tools show). */
+export function bytes(n: number): string {
+  if (!Number.isFinite(n) || n < 1024) return `${Math.max(0, Math.round(Number.isFinite(n) ? n : 0))} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let i = -1;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }

@@ -13,7 +13,20 @@ describe('routes', () => {
     expect(parseHash('#/runs/%E0%A4%A')).toEqual({ page: 'runs', runId: '%E0%A4%A' });
   });
 
+  it('parses the board, a task drawer and the spend page', () => {
+    expect(parseHash('#/board')).toEqual({ page: 'board', taskId: null });
+    expect(parseHash('#/board/')).toEqual({ page: 'board', taskId: null });
+    expect(parseHash('#/board/01TASK')).toEqual({ page: 'board', taskId: '01TASK' });
+    expect(parseHash('#board/01TASK/extra')).toEqual({ page: 'board', taskId: '01TASK' });
+    expect(parseHash('#/board/a%2Fb')).toEqual({ page: 'board', taskId: 'a/b' });
+    expect(parseHash('#/board/%E0%A4%A')).toEqual({ page: 'board', taskId: '%E0%A4%A' });
+    expect(parseHash('#/spend')).toEqual({ page: 'spend' });
+    expect(parseHash('#/spend/anything')).toEqual({ page: 'spend' });
+  });
+
   it('round-trips', () => {
-    for (const h of ['#/runs', '#/runs/a%20b', '#/runtimes']) expect(routeHash(parseHash(h))).toBe(h);
+    for (const h of ['#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend']) {
+      expect(routeHash(parseHash(h))).toBe(h);
+    }
   });
 });

@@ -1,25 +1,51 @@
-// Hash routes: #/runs, #/runs/<id>, #/runtimes. Hash routing needs nothing
-// from the server and works the same at wails://wails/ and over HTTP.
+// Hash routes: #/runs, #/runs/<id>, #/runtimes, #/board, #/board/<taskId>
+// (the task's drawer open), #/spend. Hash routing needs nothing from the
+// server and works the same at wails://wails/ and over HTTP.
 
-export type Route = { page: 'runs'; runId: string | null } | { page: 'runtimes' };
+export type Route =
+  | { page: 'runs'; runId: string | null }
+  | { page: 'runtimes' }
+  | { page: 'board'; taskId: string | null }
+  | { page: 'spend' };
+
+function decodeId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    // Keep a malformed escape as typed; the API will call it unknown.
+    return raw;
+  }
+}
 
 export function parseHash(hash: string): Route {
   const path = hash.replace(/^#/, '').replace(/^\/+/, '');
   const [head, ...rest] = path.split('/').filter((p) => p !== '');
-  if (head === 'runtimes') return { page: 'runtimes' };
-  if (head === 'runs' && rest.length > 0) {
-    let id = rest[0]!;
-    try {
-      id = decodeURIComponent(id);
-    } catch {
-      // Keep a malformed escape as typed; the API will call it unknown.
-    }
-    return { page: 'runs', runId: id };
+  const id = rest.length > 0 ? decodeId(rest[0]!) : null;
+  switch (head) {
+    case 'runtimes':
+      return { page: 'runtimes' };
+    case 'spend':
+      return { page: 'spend' };
+    case 'board':
+      return { page: 'board', taskId: id };
+    case 'runs':
+      return { page: 'runs', runId: id };
+    default:
+      // The runs page stays the landing page: the desktop smoke test and
+      // the browser suites open the bare URL and expect the run form.
+      return { page: 'runs', runId: null };
   }
-  return { page: 'runs', runId: null };
 }
 
 export function routeHash(r: Route): string {
-  if (r.page === 'runtimes') return '#/runtimes';
-  return r.runId ? `#/runs/${encodeURIComponent(r.runId)}` : '#/runs';
+  switch (r.page) {
+    case 'runtimes':
+      return '#/runtimes';
+    case 'spend':
+      return '#/spend';
+    case 'board':
+      return r.taskId ? `#/board/${encodeURIComponent(r.taskId)}` : '#/board';
+    case 'runs':
+      return r.runId ? `#/runs/${encodeURIComponent(r.runId)}` : '#/runs';
+  }
 }

@@ -16,6 +16,10 @@ export const MOCK_DIRECTIVES: readonly Directive[] = [
   { example: '!slowstart 2000', effect: 'delay the start by n ms' },
   { example: '!flood 20000', effect: 'n one-character deltas' },
   { example: '!crash', effect: 'the runtime panics' },
+  { example: '!write notes.txt hello', effect: 'write a file in the task worktree' },
+  { example: '!cost 0.25', effect: 'report a cost in USD (reported)' },
+  { example: '!usage 1000 200', effect: 'report tokens in/out (estimated)' },
+  { example: '!localcost 1000 200', effect: 'tokens of a free local model' },
 ];
 
 /** Appends a directive as its own line. */

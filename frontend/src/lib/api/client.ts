@@ -15,6 +15,38 @@ import {
   decodeStartRun,
   parseInstallEvent,
 } from './decode';
+import {
+  decodeBrowse,
+  decodeBudgetAnswer,
+  decodeBudgets,
+  decodeCommentAnswer,
+  decodeDiff,
+  decodeRecentRepos,
+  decodeResume,
+  decodeSpend,
+  decodeTaskAnswer,
+  decodeTaskDetail,
+  decodeTasks,
+  decodeWorktreeUsage,
+} from './boardDecode';
+import type {
+  BrowseListing,
+  Budget,
+  BudgetRequest,
+  BudgetScope,
+  Comment,
+  NewTaskRequest,
+  RecentRepo,
+  SpendBy,
+  SpendSummary,
+  Task,
+  TaskDetail,
+  TaskDiff,
+  TaskPatch,
+  TaskRunRequest,
+  TaskStatus,
+  WorktreeUsage,
+} from './boardTypes';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
@@ -33,6 +65,11 @@ import type {
 export { ApiError, describeError, errorFromResponse, isAbort, type FetchFn } from './errors';
 
 const rt = (id: string): string => `/api/runtimes/${encodeURIComponent(id)}`;
+const task = (id: string): string => `/api/board/${encodeURIComponent(id)}`;
+const budgetUrl = (scope: BudgetScope, id: string): string =>
+  `/api/budgets/${encodeURIComponent(scope)}/${encodeURIComponent(id)}`;
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export class ApiClient {
   private readonly fetchFn: FetchFn;
@@ -42,7 +79,7 @@ export class ApiClient {
     this.fetchFn = fetchFn ?? ((input, init) => globalThis.fetch(input, init));
   }
 
-  private async request(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
+  private async request(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
     const init: RequestInit = { method, headers: { Accept: 'application/json' }, cache: 'no-store' };
     if (signal) init.signal = signal;
     if (body !== undefined) {
@@ -135,6 +172,90 @@ export class ApiClient {
 
   async abortRun(id: string): Promise<void> {
     await this.request('POST', `/api/runs/${encodeURIComponent(id)}/abort`, {});
+  }
+
+  // ---- the board ----
+
+  async listTasks(opts: { status?: TaskStatus[] } = {}, signal?: AbortSignal): Promise<Task[]> {
+    const qs = opts.status?.length ? `?status=${opts.status.join(',')}` : '';
+    return decodeTasks(await this.request('GET', `/api/board${qs}`, undefined, signal));
+  }
+
+  async createTask(req: NewTaskRequest): Promise<Task> {
+    return decodeTaskAnswer(await this.request('POST', '/api/board', req));
+  }
+
+  async getTask(id: string, signal?: AbortSignal): Promise<TaskDetail> {
+    return decodeTaskDetail(await this.request('GET', task(id), undefined, signal));
+  }
+
+  /** Edits a task or moves it; a refused move rejects with the rule's reason (illegal_transition, verification_required). */
+  async patchTask(id: string, patch: TaskPatch): Promise<Task> {
+    return decodeTaskAnswer(await this.request('PATCH', task(id), patch));
+  }
+
+  async addComment(id: string, body: string): Promise<Comment> {
+    return decodeCommentAnswer(await this.request('POST', `${task(id)}/comments`, { body, authorType: 'user' }));
+  }
+
+  async addDependency(id: string, dependsOnTaskId: string): Promise<Task> {
+    return decodeTaskAnswer(await this.request('POST', `${task(id)}/deps`, { dependsOnTaskId }));
+  }
+
+  async removeDependency(id: string, dep: string): Promise<Task> {
+    return decodeTaskAnswer(await this.request('DELETE', `${task(id)}/deps/${encodeURIComponent(dep)}`));
+  }
+
+  /** The task's change; rejects with 404 when it has no worktree. */
+  async taskDiff(id: string, signal?: AbortSignal): Promise<TaskDiff> {
+    return decodeDiff(await this.request('GET', `${task(id)}/diff`, undefined, signal));
+  }
+
+  /** Starts a run of a board task and returns its id at once; refusals carry a reason (conflict, budget_paused, …). */
+  async runTask(runtimeId: string, req: TaskRunRequest): Promise<{ runId: string }> {
+    return decodeStartRun(await this.request('POST', `${rt(runtimeId)}/run`, { ...req, wait: false }));
+  }
+
+  async worktrees(signal?: AbortSignal): Promise<WorktreeUsage> {
+    return decodeWorktreeUsage(await this.request('GET', '/api/worktrees', undefined, signal));
+  }
+
+  async recentRepos(signal?: AbortSignal): Promise<RecentRepo[]> {
+    return decodeRecentRepos(await this.request('GET', '/api/repos', undefined, signal));
+  }
+
+  /** The folders in `path` (absolute; default the user's home), marking git repositories. */
+  async browseRepos(path?: string, signal?: AbortSignal): Promise<BrowseListing> {
+    const qs = path ? `?path=${encodeURIComponent(path)}` : '';
+    return decodeBrowse(await this.request('GET', `/api/repos/browse${qs}`, undefined, signal));
+  }
+
+  // ---- spend and budgets ----
+
+  /** The cost ledger grouped by `by`, over [since, until) (dates as YYYY-MM-DD, UTC). */
+  async spend(by: SpendBy, range: { since?: string; until?: string } = {}, signal?: AbortSignal): Promise<SpendSummary> {
+    const q = new URLSearchParams({ by });
+    if (range.since) q.set('since', range.since);
+    if (range.until) q.set('until', range.until);
+    return decodeSpend(await this.request('GET', `/api/spend?${q.toString()}`, undefined, signal));
+  }
+
+  async budgets(signal?: AbortSignal): Promise<Budget[]> {
+    return decodeBudgets(await this.request('GET', '/api/budgets', undefined, signal));
+  }
+
+  /** Creates a budget or replaces the one on the same scope. */
+  async setBudget(req: BudgetRequest): Promise<Budget> {
+    return decodeBudgetAnswer(await this.request('POST', '/api/budgets', req));
+  }
+
+  async deleteBudget(scope: BudgetScope, scopeId: string): Promise<void> {
+    await this.request('DELETE', budgetUrl(scope, scopeId));
+  }
+
+  /** Lifts a paused budget, allowing graceUsd more; willRepause says the grace is already spent. */
+  async resumeBudget(scope: BudgetScope, scopeId: string, graceUsd: number): Promise<{ budget: Budget; willRepause: boolean }> {
+    return decodeResume(await this.request('POST', `${budgetUrl(scope, scopeId)}/resume`, { graceUsd }));
   }
 }
 

@@ -9,9 +9,16 @@ export class ApiError extends Error {
   override name = 'ApiError';
   /** HTTP status, or 0 when the backend could not be reached. */
   readonly status: number;
-  constructor(status: number, message: string) {
+  /**
+   * The backend's stable code for a refusal ("illegal_transition",
+   * "verification_required", "budget_paused", ...), or "" when it sent none.
+   * Views branch on this, never on the words.
+   */
+  readonly reason: string;
+  constructor(status: number, message: string, reason = '') {
     super(message);
     this.status = status;
+    this.reason = reason;
   }
 }
 
@@ -20,17 +27,19 @@ export type FetchFn = (input: string, init?: RequestInit) => Promise<Response>;
 /** The words for a backend that does not answer at all. */
 export const UNREACHABLE = 'cannot reach the Clawboo backend';
 
-/** Turns a non-2xx response into an ApiError carrying the backend's {"error": "..."} text. */
+/** Turns a non-2xx response into an ApiError carrying the backend's {"error": "...", "reason"?: "..."}. */
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let message = '';
+  let reason = '';
   try {
     const body: unknown = await res.json();
     if (isObject(body) && typeof body.error === 'string') message = body.error;
+    if (isObject(body) && typeof body.reason === 'string') reason = body.reason;
   } catch {
     // Not JSON (a proxy's page, say): fall back to the status line.
   }
   if (!message) message = `the backend answered ${res.status} ${res.statusText}`.trim();
-  return new ApiError(res.status, message);
+  return new ApiError(res.status, message, reason);
 }
 
 /** Words for a failure that may not be an ApiError (a network error, a decode error). */

@@ -1,6 +1,7 @@
 // Wire types of the Clawboo HTTP API, spelled exactly as the backend's JSON
 // (backend/api, backend/store, backend/executor). Keep them in step with the
-// Go structs: these are the only place the UI learns the API's shape.
+// Go structs: these and boardTypes.ts (the board, budgets, spend, repos) are
+// the only place the UI learns the API's shape.
 
 export type AuthKind = 'api-key' | 'oauth' | 'none';
 export type ConnectionState = 'not-installed' | 'needs-auth' | 'needs-login' | 'ready';
@@ -118,18 +119,25 @@ export interface Health {
 export type RunStatus = 'starting' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'timed_out';
 export type DoneReason = 'success' | 'max_turns' | 'aborted' | 'error';
 
+/** How a run's or a charge's dollar figure was arrived at (backend/budget kinds). */
+export type CostKind = 'reported' | 'local' | 'token-estimate' | 'char-estimate';
+
 /** One row of the runs ledger. Times are Unix milliseconds. */
 export interface Run {
   id: string;
   runtimeId: string;
   agentId: string | null;
+  /** The board task this run works on, if any. */
+  taskId: string | null;
+  teamId: string | null;
+  model: string | null;
   title: string;
   status: RunStatus;
   doneReason: DoneReason | null;
   summary: string;
   error: string;
   costUsd: number | null;
-  costKind: string | null;
+  costKind: CostKind | null;
   inputTokens: number;
   outputTokens: number;
   lastSeq: number;

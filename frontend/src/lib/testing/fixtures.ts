@@ -1,5 +1,6 @@
 // Test fixtures shared by the unit tests: one place that knows every field a
-// Run carries, so a new field is added once.
+// Run (or a Task) carries, so a new field is added once.
+import type { Task } from '../api/boardTypes';
 import type { ProviderKey, Run, RuntimeEntry } from '../api/types';
 
 export function makeRun(over: Partial<Run> = {}): Run {
@@ -7,6 +8,9 @@ export function makeRun(over: Partial<Run> = {}): Run {
     id: 'r',
     runtimeId: 'clawboo-mock',
     agentId: null,
+    taskId: null,
+    teamId: null,
+    model: null,
     title: 't',
     status: 'running',
     doneReason: null,
@@ -74,6 +78,36 @@ export function makeKey(id: string, over: Partial<ProviderKey> = {}): ProviderKe
     keyless: false,
     connected: false,
     source: null,
+    ...over,
+  };
+}
+
+/** A board task: a code task in To do, unless overridden. */
+export function makeTask(over: Partial<Task> = {}): Task {
+  return {
+    id: 't1',
+    title: 'a task',
+    description: '',
+    status: 'todo',
+    priority: 0,
+    kind: 'code',
+    teamId: null,
+    parentId: null,
+    rootId: over.id ?? 't1',
+    depth: 0,
+    repoPath: null,
+    baseRef: null,
+    verifyCommand: null,
+    assigneeAgentId: null,
+    assigneeRuntime: null,
+    runId: null,
+    heartbeatAt: null,
+    verification: null,
+    override: null,
+    dependsOn: [],
+    createdAt: 1,
+    updatedAt: 1,
+    completedAt: null,
     ...over,
   };
 }

@@ -1,0 +1,207 @@
+// Wire types of the board, budgets, spend and repository-picker routes,
+// spelled exactly as the backend's JSON (backend/board, backend/budget,
+// backend/worktree, backend/api). Times are Unix milliseconds.
+
+import type { CostKind, Run } from './types';
+
+/** A task's place on the board (board order: see TASK_STATUSES in features/board/moves.ts). */
+export type TaskStatus = 'backlog' | 'todo' | 'in_progress' | 'in_review' | 'blocked' | 'done' | 'cancelled';
+/** What a task does; a code task gets a git worktree. */
+export type TaskKind = 'code' | 'research' | 'review';
+
+/** The result of a task's verify command, run in its worktree after a run changed it. */
+export interface Verification {
+  command: string;
+  exitCode: number;
+  passed: boolean;
+  timedOut: boolean;
+  outputTail: string;
+  durationMs: number;
+  at: number;
+  runId?: string;
+}
+
+/** A person marking a task done over a failed verification. */
+export interface Override {
+  by: string;
+  reason: string;
+  at: number;
+}
+
+/** One card on the board. */
+export interface Task {
+  id: string;
+  title: string;
+  description: string;
+  status: TaskStatus;
+  priority: number;
+  kind: TaskKind;
+  teamId: string | null;
+  parentId: string | null;
+  rootId: string;
+  depth: number;
+  repoPath: string | null;
+  baseRef: string | null;
+  verifyCommand: string | null;
+  assigneeAgentId: string | null;
+  assigneeRuntime: string | null;
+  /** The run holding the task right now; set only while one works on it. */
+  runId: string | null;
+  heartbeatAt: number | null;
+  verification: Verification | null;
+  override: Override | null;
+  dependsOn: string[];
+  createdAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+}
+
+export interface Comment {
+  id: string;
+  taskId: string;
+  authorType: 'user' | 'agent' | 'system';
+  authorId: string | null;
+  body: string;
+  createdAt: number;
+}
+
+/** The record of a code task's git worktree. */
+export interface TaskWorktree {
+  taskId: string;
+  repoPath: string;
+  path: string;
+  branch: string;
+  baseCommit: string;
+  status: 'active' | 'paused' | 'archived';
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** GET /api/board/{id}. */
+export interface TaskDetail {
+  task: Task;
+  comments: Comment[];
+  /** Newest first; a live run as its live view. */
+  runs: Run[];
+  worktree: TaskWorktree | null;
+  children: Task[];
+  /** Legal targets from the task's status when it was read. */
+  moves: TaskStatus[];
+}
+
+export interface NewTaskRequest {
+  title: string;
+  description?: string;
+  status?: 'backlog' | 'todo';
+  priority?: number;
+  teamId?: string;
+  parentTaskId?: string;
+  repoPath?: string;
+  baseRef?: string;
+  kind?: TaskKind;
+  verifyCommand?: string;
+}
+
+export interface TaskPatch {
+  title?: string;
+  description?: string;
+  priority?: number;
+  status?: TaskStatus;
+  repoPath?: string;
+  verifyCommand?: string;
+  humanOverride?: { by: string; reason: string };
+}
+
+/** POST /api/runtimes/{id}/run for a board task. */
+export interface TaskRunRequest {
+  taskId: string;
+  message?: string;
+  assigneeAgentId?: string;
+  repoPath?: string;
+  kind?: TaskKind;
+  model?: string;
+}
+
+/** GET /api/board/{id}/diff: the task's change against its base commit (the diff text is capped). */
+export interface TaskDiff {
+  taskId: string;
+  branch: string;
+  baseCommit: string;
+  changed: boolean;
+  files: number;
+  insertions: number;
+  deletions: number;
+  diff: string;
+}
+
+export interface WorktreeUsage {
+  totalBytes: number;
+  worktrees: { taskId: string; path: string; repoPath: string; bytes: number }[];
+}
+
+/** The "task" and "comment" events of /api/events. */
+export type BoardEvent = { kind: 'task'; task: Task } | { kind: 'comment'; comment: Comment };
+
+export type BudgetScope = 'agent' | 'mission' | 'team';
+export type BudgetMode = 'warn' | 'cap';
+export type BudgetStatus = 'ok' | 'warned' | 'exceeded' | 'paused';
+
+/** A spending limit on an agent, a mission (a root task id) or a team. */
+export interface Budget {
+  scope: BudgetScope;
+  scopeId: string;
+  limitUsd: number;
+  spentUsd: number;
+  mode: BudgetMode;
+  status: BudgetStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface BudgetRequest {
+  scope: BudgetScope;
+  scopeId: string;
+  limitUsd: number;
+  mode: BudgetMode;
+}
+
+/** The "budget" event of /api/events. */
+export interface BudgetEvent {
+  kind: string;
+  budget: Budget;
+  crossing?: { scope: BudgetScope; scopeId: string; level: number; mode: BudgetMode; paused: boolean };
+}
+
+export type SpendBy = 'day' | 'runtime' | 'agent' | 'team' | 'mission' | 'model' | 'kind';
+
+/** One group of the spend summary; key "" means none (no agent, say). */
+export interface SpendRow {
+  key: string;
+  usd: number;
+  nano: number;
+  runs: number;
+  byKind: Partial<Record<CostKind, number>>;
+}
+
+export interface SpendSummary {
+  by: SpendBy;
+  rows: SpendRow[];
+  totalUsd: number;
+}
+
+/** A repository tasks already use (GET /api/repos). */
+export interface RecentRepo {
+  path: string;
+  isRepo: boolean;
+  branch: string | null;
+}
+
+/** One folder listing of the repository picker (GET /api/repos/browse). */
+export interface BrowseListing {
+  path: string;
+  parent: string | null;
+  isRepo: boolean;
+  branch: string | null;
+  entries: { name: string; path: string; isRepo: boolean }[];
+  truncated?: boolean;
+}
