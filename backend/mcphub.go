@@ -44,7 +44,7 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 		return err
 	}
 	h, err := mcp.New(mcp.Options{
-		Token: token, BindingKey: []byte(key), Store: b.Store, Version: version,
+		Token: token, BindingKey: []byte(key), Store: b.Store, Board: newMCPBoard(b.Board), Version: version,
 		Log: b.log.With("part", "mcp"),
 	})
 	if err != nil {
