@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"backend/llm":                   {},
 	"backend/perf":                  {},
 	"backend/redact":                {},
+	"backend/fakes/fakeanthropic":   {}, // test support: the scripted Messages API
 	"backend/vault":                 {"config"},
 	"backend/mcp":                   {"store", "redact"},
 	"backend/worktree":              {"proc", "redact"},
