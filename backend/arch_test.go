@@ -87,7 +87,7 @@ func TestArchImportArrowsPointDown(t *testing.T) {
 				continue
 			}
 			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "backend/")
-			if strings.HasPrefix(dep, "app") || imp == module[:len(module)-1] {
+			if dep == "app" || strings.HasPrefix(dep, "app/") || imp == module[:len(module)-1] {
 				t.Errorf("%s imports %s: backend never imports app or main", pkg, imp)
 				continue
 			}

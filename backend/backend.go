@@ -24,6 +24,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/api"
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
@@ -65,6 +66,8 @@ type Backend struct {
 	Worktrees *worktree.Manager // nil when git is missing
 	Budget    *budget.Ledger
 	MCP       *mcp.Hub
+	Approvals *approval.Queue
+	Tools     *mcp.Broker // clawboo-tools' broker, handed over by the hub
 
 	resolver     *proc.Resolver
 	watcher      *proc.Watcher
@@ -125,7 +128,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.API = api.New(api.Options{
 		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		MCP: b.MCP, Log: log.With("part", "api"), Version: opts.Version,
+		MCP: b.MCP, Approvals: b.Approvals, Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
 	})
 	return b, nil
 }
@@ -177,6 +180,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	if b.MCP != nil {
 		b.MCP.Close()
 	}
+	b.closeApprovals()
 	b.closeWork()
 	err = errors.Join(err, b.Store.Close())
 	return errors.Join(err, b.closeRuntimes())

@@ -43,13 +43,18 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
+	approvals, err := b.openApprovals(ctx)
+	if err != nil {
+		return err
+	}
 	h, err := mcp.New(mcp.Options{
 		Token: token, BindingKey: []byte(key), Store: b.Store, Board: newMCPBoard(b.Board), Version: version,
-		Log: b.log.With("part", "mcp"),
+		Log: b.log.With("part", "mcp"), Approvals: approvals,
 	})
 	if err != nil {
 		return err
 	}
 	b.MCP = h
+	b.startTools(ctx)
 	return nil
 }

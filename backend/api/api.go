@@ -29,9 +29,11 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -54,6 +56,10 @@ type Options struct {
 	Worktrees       *worktree.Manager // nil when git is missing
 	Budget          *budget.Ledger
 	BudgetEvents    *bus.Broker[budget.Event]
+	// Approvals is the approvals queue (nil: its routes answer 503).
+	Approvals *approval.Queue
+	// Tools is clawboo-tools' broker: registry, audit, external servers.
+	Tools *mcp.Broker
 	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
 	MCP http.Handler
 	// UI is the built frontend (the contents of frontend/dist); nil serves
@@ -132,6 +138,14 @@ func (a *API) routes() {
 	a.mux.Handle("/api/budgets/{scope}/{id}", methods{"DELETE": a.deleteBudget})
 	a.mux.Handle("/api/budgets/{scope}/{id}/resume", methods{"POST": a.resumeBudget})
 	a.mux.Handle("/api/spend", methods{"GET": a.spend})
+	a.mux.Handle("/api/approvals", methods{"GET": a.listApprovals})
+	a.mux.Handle("/api/approvals/{id}", methods{"GET": a.getApproval})
+	a.mux.Handle("/api/approvals/{id}/resolve", methods{"POST": a.resolveApproval})
+	a.mux.Handle("/api/tools", methods{"GET": a.listTools})
+	a.mux.Handle("/api/tools/audit", methods{"GET": a.toolsAudit})
+	a.mux.Handle("/api/tools/servers", methods{"GET": a.listToolServers, "POST": a.addToolServer})
+	a.mux.Handle("/api/tools/servers/{name}", methods{"DELETE": a.removeToolServer})
+	a.mux.Handle("/api/tools/servers/{name}/reconnect", methods{"POST": a.reconnectToolServer})
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}

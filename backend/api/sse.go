@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/store"
@@ -173,7 +174,7 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 // GET /api/runs/{id} returns it, whenever a run is created, starts or ends;
 // "runtimes" events carrying GET /api/runtimes' body whenever it changed;
 // "task" and "comment" events from the board; "budget" events. A client too slow to keep up is disconnected and re-reads what it
-// shows when it reconnects.
+// shows when it reconnects. "approval" events carry {kind: requested|resolved, approval}.
 func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 	runs := a.opts.Supervisor.Updates.Subscribe(256)
 	defer runs.Close()
@@ -194,6 +195,12 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 		sub := a.opts.BudgetEvents.Subscribe(64)
 		defer sub.Close()
 		budgets = sub.C()
+	}
+	var approvals <-chan approval.Event
+	if a.opts.Approvals != nil {
+		sub := a.opts.Approvals.Subscribe(64)
+		defer sub.Close()
+		approvals = sub.C()
 	}
 	sse := newSSE(w)
 	ping := time.NewTicker(keepAlive)
@@ -232,6 +239,12 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 			}
 			b, _ := json.Marshal(ev)
 			sse.event(0, "budget", b)
+		case ev, ok := <-approvals:
+			if !ok {
+				return
+			}
+			b, _ := json.Marshal(ev)
+			sse.event(0, "approval", b)
 		case <-ping.C:
 			sse.comment("ping")
 		case <-r.Context().Done():

@@ -1,8 +1,90 @@
 package mcp
 
-import "github.com/mark3labs/mcp-go/server"
+import (
+	"context"
+	"time"
 
-// Approver asks a person (placeholder: the Tools work fills it in).
-type Approver interface{}
+	"github.com/mark3labs/mcp-go/server"
+)
 
-func newToolsServer(h *Hub) (*server.MCPServer, error) { return h.newServer(Tools), nil }
+// clawboo-tools is the managed capability broker: every tools/call goes
+// through one pipeline (broker.go) — availability, argument validation,
+// risk policy (a person is asked before a high-risk tool runs), run, audit
+// row — whether the tool is built in (tools_*.go) or proxied from an
+// external MCP server a person added (external*.go).
+
+// Risk grades what a tool can do, and so what the broker's policy asks
+// before it runs.
+type Risk string
+
+// Risks, and the policy for each (see Broker.call):
+const (
+	// RiskLow runs at once: it touches nothing outside Clawboo (echo, note).
+	RiskLow Risk = "low"
+	// RiskMedium runs without asking, but always leaves an audit row. It
+	// reaches outside the machine, read-only, within fixed bounds
+	// (web_fetch, web_search) — or it is an external server's tool, whose
+	// behaviour we cannot see (the default for external servers).
+	RiskMedium Risk = "medium"
+	// RiskHigh asks a person every time, nothing remembered; no answer in
+	// time, a refusal, or a queue that cannot ask are all "no".
+	RiskHigh Risk = "high"
+)
+
+func (r Risk) valid() bool { return r == RiskLow || r == RiskMedium || r == RiskHigh }
+
+// ApprovalRequest is what the broker asks a person about. Its text is
+// already scrubbed of secrets.
+type ApprovalRequest struct {
+	Tool    string
+	Title   string // what the person reads first: "Delete /home/me/old"
+	Args    string // a summary of the arguments
+	Risk    Risk
+	AgentID string
+	TeamID  string
+	Reason  string        // the agent's own "why", when the tool takes one
+	TTL     time.Duration // how long the question stays answerable (0: the queue's default)
+}
+
+// ApprovalOutcome is how a question ended.
+type ApprovalOutcome string
+
+// Outcomes. Anything but ApprovalApproved means the call does not run.
+const (
+	ApprovalApproved ApprovalOutcome = "approved"
+	ApprovalDenied   ApprovalOutcome = "denied"
+	ApprovalExpired  ApprovalOutcome = "expired"
+)
+
+// ApprovalAnswer is a person's answer (or its absence).
+type ApprovalAnswer struct {
+	ID      string // the approval request's id, kept on the audit row
+	Outcome ApprovalOutcome
+	Note    string
+}
+
+// Approver asks a person whether a call may run and blocks until they
+// answer, the question expires, or ctx ends. An error is read as "no".
+// The composition root implements it over the approvals queue.
+type Approver interface {
+	Ask(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
+}
+
+// BrokerSink may be implemented by the Options.Approvals value: the Hub
+// then hands it the broker it built, so the host can serve the broker's
+// registry, audit trail and external servers (the API) and call Start.
+type BrokerSink interface {
+	UseBroker(*Broker)
+}
+
+func newToolsServer(h *Hub) (*server.MCPServer, error) {
+	b := newBroker(brokerOptions{Store: h.opts.Store, Approver: h.opts.Approvals, Log: h.opts.Log,
+		Now: h.opts.Now, Version: h.opts.Version})
+	s := h.newServer(Tools, server.WithToolFilter(b.filter))
+	b.attach(s)
+	h.closers = append(h.closers, b.Close)
+	if sink, ok := h.opts.Approvals.(BrokerSink); ok {
+		sink.UseBroker(b)
+	}
+	return s, nil
+}

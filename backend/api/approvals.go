@@ -1,0 +1,89 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/clawboo/desktop/backend/approval"
+)
+
+// The approvals queue over HTTP: what is pending, one request, and an
+// answer. The first answer wins; a late one is 409 with the request as it
+// stands. Live changes arrive as "approval" events on GET /api/events.
+
+func (a *API) approvalsReady(w http.ResponseWriter) bool {
+	if a.opts.Approvals == nil {
+		writeError(w, http.StatusServiceUnavailable, "the approvals queue is not running")
+		return false
+	}
+	return true
+}
+
+func (a *API) listApprovals(w http.ResponseWriter, r *http.Request) {
+	if !a.approvalsReady(w) {
+		return
+	}
+	ps, err := a.opts.Approvals.Pending(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": ps})
+}
+
+func (a *API) getApproval(w http.ResponseWriter, r *http.Request) {
+	if !a.approvalsReady(w) {
+		return
+	}
+	req, err := a.opts.Approvals.Get(r.Context(), r.PathValue("id"))
+	switch {
+	case errors.Is(err, approval.ErrNotFound):
+		writeError(w, http.StatusNotFound, "unknown approval request '%s'", r.PathValue("id"))
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"approval": req})
+	}
+}
+
+type resolveBody struct {
+	Decision string `json:"decision"`
+	Note     string `json:"note"`
+	// By says where the answer came from ("page", "tray", "popup");
+	// anything else is recorded as "api".
+	By string `json:"by"`
+}
+
+func (a *API) resolveApproval(w http.ResponseWriter, r *http.Request) {
+	if !a.approvalsReady(w) {
+		return
+	}
+	var body resolveBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	d := approval.Decision(body.Decision)
+	if d != approval.Approve && d != approval.Deny {
+		writeError(w, http.StatusBadRequest, `decision must be "approve" or "deny"`)
+		return
+	}
+	by := "api"
+	switch body.By {
+	case "page", "tray", "popup":
+		by = body.By
+	}
+	id := r.PathValue("id")
+	req, err := a.opts.Approvals.Resolve(r.Context(), id, d, by, body.Note)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]any{"approval": req})
+	case errors.Is(err, approval.ErrNotFound):
+		writeError(w, http.StatusNotFound, "unknown approval request '%s'", id)
+	case errors.Is(err, approval.ErrBadDecision):
+		writeError(w, http.StatusBadRequest, "%v", err)
+	case errors.Is(err, approval.ErrResolved), errors.Is(err, approval.ErrExpired):
+		writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error(), "approval": req})
+	default:
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	}
+}

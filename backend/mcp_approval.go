@@ -1,0 +1,63 @@
+package backend
+
+import (
+	"context"
+	"errors"
+
+	"github.com/clawboo/desktop/backend/approval"
+	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/vault"
+)
+
+// mcpApprovals is clawboo-tools' Approver over the approvals queue: the
+// broker's question becomes an approval request of kind "tool", and only
+// "approved" comes back as yes. It is also the BrokerSink through which
+// the broker the MCP hub built reaches the Backend (and so the API).
+type mcpApprovals struct {
+	q *approval.Queue
+	b *Backend
+}
+
+func (a *mcpApprovals) Ask(ctx context.Context, r mcp.ApprovalRequest) (mcp.ApprovalAnswer, error) {
+	if a.q == nil {
+		return mcp.ApprovalAnswer{}, errors.New("no approvals queue")
+	}
+	res, err := a.q.Ask(ctx, approval.Request{
+		Kind: approval.KindTool, Title: r.Title, Tool: r.Tool, Args: r.Args, Risk: string(r.Risk),
+		AgentID: r.AgentID, TeamID: r.TeamID, Reason: r.Reason,
+	}, r.TTL)
+	if err != nil {
+		return mcp.ApprovalAnswer{}, err
+	}
+	out := mcp.ApprovalAnswer{ID: res.ID, Note: res.Note, Outcome: mcp.ApprovalExpired}
+	switch res.Status {
+	case approval.Approved:
+		out.Outcome = mcp.ApprovalApproved
+	case approval.Denied:
+		out.Outcome = mcp.ApprovalDenied
+	}
+	return out, nil
+}
+
+func (a *mcpApprovals) UseBroker(br *mcp.Broker) { a.b.Tools = br }
+
+// vaultSecrets lets the broker find TAVILY_API_KEY, ${NAME}s in external
+// servers' headers and the variables a stdio server may see: the process
+// environment, then the vault, then OpenClaw's .env (vault.Resolve).
+type vaultSecrets struct{ v *vault.Vault }
+
+// toolsRuntime is the vault's runtime id for the broker's lookups; it is
+// never disconnected, so the whole chain applies.
+const toolsRuntime = "clawboo-tools"
+
+func (s vaultSecrets) Has(name string) bool {
+	return s.v != nil && s.v.Presence(toolsRuntime, name) != vault.SourceNone
+}
+
+func (s vaultSecrets) Get(ctx context.Context, name string) (string, bool) {
+	if s.v == nil {
+		return "", false
+	}
+	v, src := s.v.Resolve(ctx, toolsRuntime, name)
+	return v, src != vault.SourceNone && v != ""
+}
