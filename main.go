@@ -40,6 +40,8 @@ Usage:
   clawboo                 open the desktop app
   clawboo serve [flags]   run headless; open the printed URL in a browser
   clawboo version         print the version
+  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR]
+                          print a config attaching an MCP client (holds the token)
 
 Serve flags:
   --addr HOST:PORT   listen address (default: 127.0.0.1, first free port of 18790-18809)
@@ -60,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
+	case "mcp":
+		return backend.RunMCPCommand(args[1:], os.Getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "clawboo", version)
 		return 0

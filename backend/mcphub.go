@@ -2,9 +2,6 @@ package backend
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"fmt"
 
 	"github.com/clawboo/desktop/backend/mcp"
 )
@@ -16,21 +13,9 @@ const (
 )
 
 // mcpSecret reads a secret from the vault, generating and storing it the
-// first time. A vault that cannot store it is an error: a token that
-// changed on every start would break every attached client.
+// first time (see MCPSecret, which `clawboo mcp config` shares).
 func (b *Backend) mcpSecret(ctx context.Context, name string) (string, error) {
-	if s, ok := b.Vault.Get(ctx, name); ok && len(s) >= 32 {
-		return s, nil
-	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", err
-	}
-	s := base64.RawURLEncoding.EncodeToString(raw)
-	if err := b.Vault.Set(ctx, name, s); err != nil {
-		return "", fmt.Errorf("store %s: %w", name, err)
-	}
-	return s, nil
+	return MCPSecret(ctx, b.Vault, name)
 }
 
 // openMCP builds the four MCP servers.

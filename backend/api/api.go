@@ -62,6 +62,9 @@ type Options struct {
 	Tools *mcp.Broker
 	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
 	MCP http.Handler
+	// MCPBaseURL is where MCP clients reach this server (for GET
+	// /api/mcp/config); nil or "" uses the request's local address.
+	MCPBaseURL func() string
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -146,6 +149,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/tools/servers", methods{"GET": a.listToolServers, "POST": a.addToolServer})
 	a.mux.Handle("/api/tools/servers/{name}", methods{"DELETE": a.removeToolServer})
 	a.mux.Handle("/api/tools/servers/{name}/reconnect", methods{"POST": a.reconnectToolServer})
+	a.mux.Handle("/api/mcp/config", methods{"GET": a.mcpConfig})
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}

@@ -1,0 +1,86 @@
+package api
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp"
+)
+
+func TestMCPConfigMasksTheToken(t *testing.T) {
+	const token = "api-test-attach-token-0123456789-LAST"
+	hub, err := mcp.New(mcp.Options{Token: token, BindingKey: []byte("api-test-binding-key-0123456789")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hub.Close()
+	srv := httptest.NewServer(New(Options{MCP: hub}))
+	defer srv.Close()
+
+	resp, err := http.Get(srv.URL + "/api/mcp/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if strings.Contains(string(body), token) || strings.Contains(string(body), token[:16]) {
+		t.Fatalf("the response holds the token: %s", body)
+	}
+	var got struct {
+		BaseURL string                      `json:"baseUrl"`
+		Servers []string                    `json:"servers"`
+		Clients map[string]mcp.ClientConfig `json:"clients"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	// The base URL is the address the request came in on: the MCP servers
+	// share this listener.
+	if got.BaseURL != srv.URL || strings.Join(got.Servers, ",") != "clawboo-tasks,clawboo-memory,clawboo-tools,clawboo-teamchat" {
+		t.Fatalf("%+v", got)
+	}
+	for _, c := range mcp.Clients {
+		cc, ok := got.Clients[c]
+		if !ok || cc.Text == "" || cc.Where == "" {
+			t.Fatalf("%s: %+v", c, cc)
+		}
+	}
+	if !strings.Contains(got.Clients[mcp.ClientClaude].Text, srv.URL+"/mcp/teamchat") ||
+		!strings.Contains(got.Clients[mcp.ClientClaude].Text, "Bearer ••••LAST") ||
+		got.Clients[mcp.ClientCodex].Env[mcp.TokenEnv] != "••••LAST" {
+		t.Fatalf("%+v", got.Clients)
+	}
+
+	// A wired base URL wins; a webview request without one gets the default.
+	a := New(Options{MCP: hub, MCPBaseURL: func() string { return "http://127.0.0.1:18801" }})
+	rec := httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/config", nil))
+	if !strings.Contains(rec.Body.String(), `"baseUrl":"http://127.0.0.1:18801"`) {
+		t.Fatal(rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "http://wails/api/mcp/config", nil)
+	New(Options{MCP: hub}).ServeHTTP(rec, req.WithContext(MarkInProcess(req.Context())))
+	if !strings.Contains(rec.Body.String(), `"baseUrl":"http://127.0.0.1:18790"`) {
+		t.Fatal(rec.Body.String())
+	}
+
+	// No hub: 503, as JSON; a POST: 405.
+	rec = httptest.NewRecorder()
+	New(Options{}).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/config", nil))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error"`) {
+		t.Fatal(rec.Code, rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest("POST", "http://127.0.0.1/api/mcp/config", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatal(rec.Code)
+	}
+}

@@ -1,0 +1,204 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Attach configuration: the one place that knows how each runtime is told
+// where Clawboo's MCP servers are. Every form names the same servers at
+// <BaseURL>/mcp/{tasks,memory,tools,teamchat}; a bound run's URLs carry
+// its signed binding, and the attach token travels as a bearer token —
+// in the file for clients that can only read it there, in the child's
+// environment for Codex, which can read it from one.
+
+// Clients that have an attach form.
+const (
+	ClientClaude   = "claude"   // Claude Code: --mcp-config JSON (inline or a file, e.g. .mcp.json)
+	ClientCodex    = "codex"    // Codex: [mcp_servers.<name>] in $CODEX_HOME/config.toml
+	ClientHermes   = "hermes"   // Hermes: $HERMES_HOME/mcp.json
+	ClientOpenClaw = "openclaw" // OpenClaw: the Gateway config's mcp.servers
+	ClientJSON     = "json"     // any other client (Cursor and the like)
+)
+
+// Clients lists the attach forms in the order they are shown.
+var Clients = []string{ClientClaude, ClientCodex, ClientHermes, ClientOpenClaw, ClientJSON}
+
+// TokenEnv is the environment variable that carries the attach token to a
+// Codex child (and the vault slot the token is stored under).
+const TokenEnv = "CLAWBOO_MCP_TOKEN"
+
+// openClawServers are the servers registered with an OpenClaw Gateway. Its
+// sessions reach them unbound (the Gateway config is shared by all its
+// agents, so no URL there can carry one agent's binding), and an unbound
+// session can neither post to team chat nor delegate, so TeamChat is left
+// out, as the reference does.
+var openClawServers = []string{Tasks, Memory, Tools}
+
+// AttachOptions say where the servers are and who attaches.
+type AttachOptions struct {
+	BaseURL string // e.g. http://127.0.0.1:18790 (a trailing slash is fine)
+	Token   string // the attach token
+	// Binding is the run's identity; the zero Binding attaches unbound (a
+	// person's own client). OpenClaw's form is always unbound.
+	Binding Binding
+	Signer  Signer // signs Binding; unused when unbound
+	// Masked shows the token as "••••" + its last 4 characters, for
+	// display: the result can then be shown but not used.
+	Masked bool
+}
+
+// ClientConfig is one runtime's attach configuration.
+type ClientConfig struct {
+	Format string `json:"format"` // "json" or "toml"
+	Text   string `json:"text"`   // ready to paste or write
+	// Env is what the runtime's environment must carry (Codex: the token).
+	Env map[string]string `json:"env,omitempty"`
+	// Where says where the text goes.
+	Where string `json:"where"`
+}
+
+// Attach is every runtime's form of the same servers.
+type Attach struct {
+	BaseURL string                  `json:"baseUrl"`
+	Servers []string                `json:"servers"` // full names, "clawboo-tasks", …
+	Clients map[string]ClientConfig `json:"clients"`
+	// URLs maps each full server name to its URL (binding included), for
+	// drivers that pass servers one by one (Codex's per-thread config).
+	URLs map[string]string `json:"-"`
+}
+
+// MaskToken is how a token is shown: "••••" and its last 4 characters.
+func MaskToken(tok string) string {
+	if len(tok) <= 8 {
+		return "••••"
+	}
+	return "••••" + tok[len(tok)-4:]
+}
+
+// ServerName is a server's name in attach configs ("clawboo-tasks").
+func ServerName(name string) string { return "clawboo-" + name }
+
+// BuildAttach builds every runtime's attach configuration.
+func BuildAttach(o AttachOptions) (Attach, error) {
+	base := strings.TrimRight(o.BaseURL, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return Attach{}, fmt.Errorf("mcp attach: base URL %q is not http(s)", o.BaseURL)
+	}
+	if o.Token == "" {
+		return Attach{}, errors.New("mcp attach: no attach token")
+	}
+	if o.Binding != (Binding{}) && (!validID(o.Binding.TeamID) || !validID(o.Binding.AgentID) || len(o.Signer.key) == 0) {
+		return Attach{}, errors.New("mcp attach: the binding has an invalid id or no signing key")
+	}
+	tok := o.Token
+	if o.Masked {
+		tok = MaskToken(tok)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + tok}
+	bound := map[string]string{}
+	unbound := map[string]string{}
+	for _, name := range Names {
+		bound[ServerName(name)] = serverURL(base, name, o.Signer, serverBinding(name, o.Binding))
+		unbound[ServerName(name)] = serverURL(base, name, o.Signer, Binding{})
+	}
+	a := Attach{BaseURL: base, URLs: bound, Clients: map[string]ClientConfig{}}
+	for _, name := range Names {
+		a.Servers = append(a.Servers, ServerName(name))
+	}
+
+	claude := map[string]any{}
+	hermes := map[string]any{}
+	for name, u := range bound {
+		claude[name] = map[string]any{"type": "http", "url": u, "headers": bearer}
+		hermes[name] = map[string]any{"url": u, "headers": bearer}
+	}
+	openclaw := map[string]any{}
+	for _, name := range openClawServers {
+		openclaw[ServerName(name)] = map[string]any{"url": unbound[ServerName(name)], "transport": "streamable-http", "headers": bearer}
+	}
+	a.Clients[ClientClaude] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcpServers": claude}),
+		Where: "claude --mcp-config '<this JSON>' (inline or a file), or a project's .mcp.json"}
+	a.Clients[ClientCodex] = ClientConfig{Format: "toml", Text: codexTOML(bound), Env: map[string]string{TokenEnv: tok},
+		Where: "$CODEX_HOME/config.toml (default ~/.codex/config.toml), with " + TokenEnv + " in Codex's environment"}
+	a.Clients[ClientHermes] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
+		Where: "$HERMES_HOME/mcp.json"}
+	a.Clients[ClientOpenClaw] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcp": map[string]any{"servers": openclaw}}),
+		Where: "merged into the Gateway's openclaw.json (or one `openclaw mcp set <name> '<entry>'` per server); unbound, without TeamChat"}
+	a.Clients[ClientJSON] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
+		Where: "an MCP client's JSON config (the common mcpServers form: url and headers per server)"}
+	return a, nil
+}
+
+// serverBinding narrows a run's binding to what a server uses: only
+// TeamChat is told about delegation and only Tasks about read-only, so a
+// flag never reaches a server it means nothing to.
+func serverBinding(name string, b Binding) Binding {
+	if name != TeamChat {
+		b.Delegate = false
+	}
+	if name != Tasks {
+		b.ReadOnly = false
+	}
+	return b
+}
+
+func serverURL(base, name string, s Signer, b Binding) string {
+	u := base + "/mcp/" + name
+	if q := s.Query(b); q != "" {
+		u += "?" + q
+	}
+	return u
+}
+
+func jsonText(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil { // maps of strings cannot fail
+		panic(err)
+	}
+	return string(b) + "\n"
+}
+
+// codexTOML is one [mcp_servers.<name>] table per server, sorted by name.
+func codexTOML(urls map[string]string) string {
+	names := make([]string, 0, len(urls))
+	for n := range urls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[mcp_servers.%s]\nurl = %s\nbearer_token_env_var = %s\n", n, tomlString(urls[n]), tomlString(TokenEnv))
+	}
+	return b.String()
+}
+
+// tomlString is a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Attach builds the attach configuration for this hub's token and key.
+func (h *Hub) Attach(baseURL string, b Binding, masked bool) (Attach, error) {
+	return BuildAttach(AttachOptions{BaseURL: baseURL, Token: h.opts.Token, Binding: b, Signer: h.signer, Masked: masked})
+}

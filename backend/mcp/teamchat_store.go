@@ -1,0 +1,81 @@
+package mcp
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// chatPost is one row of the team_chat table.
+type chatPost struct {
+	Seq       int64
+	RoomID    string
+	TeamID    string
+	Author    string
+	Kind      string
+	Body      string // scrubbed, unwrapped
+	Assignee  string // kind "delegate" only
+	CreatedAt int64  // Unix ms
+}
+
+// appendPost stores p and returns its sequence number. The number is
+// assigned by the same statement that stores the row, inside an IMMEDIATE
+// write transaction, so two posters can never get the same one and a
+// reader never sees a gap fill in behind its cursor.
+func appendPost(ctx context.Context, st *store.Store, p chatPost) (int64, error) {
+	var seq int64
+	err := st.InTx(ctx, func(tx *sql.Tx) error {
+		var assignee any
+		if p.Assignee != "" {
+			assignee = p.Assignee
+		}
+		return tx.QueryRowContext(ctx, `INSERT INTO team_chat
+			(room_id, seq, team_id, author_agent_id, kind, body, assignee, created_at)
+			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM team_chat WHERE room_id = ?
+			RETURNING seq`,
+			p.RoomID, p.TeamID, p.Author, p.Kind, p.Body, assignee, p.CreatedAt, p.RoomID).Scan(&seq)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store team chat post: %w", err)
+	}
+	return seq, nil
+}
+
+// readPosts returns up to limit posts of room after since, leaving out
+// those by exclude (the reader's own), plus the room's highest sequence
+// number. Both come from one read transaction, so the high-water mark
+// never covers a post the page did not consider. more reports that posts
+// beyond the page exist.
+func readPosts(ctx context.Context, st *store.Store, room string, since int64, exclude string, limit int) (posts []chatPost, roomMax int64, more bool, err error) {
+	tx, err := st.Reader().BeginTx(ctx, nil)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("read team chat: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM team_chat WHERE room_id = ?`, room).Scan(&roomMax); err != nil {
+		return nil, 0, false, fmt.Errorf("read team chat: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, team_id, author_agent_id, kind, body, COALESCE(assignee, ''), created_at
+		FROM team_chat WHERE room_id = ? AND seq > ? AND author_agent_id <> ?
+		ORDER BY seq LIMIT ?`, room, since, exclude, limit+1)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("read team chat: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := chatPost{RoomID: room}
+		if err := rows.Scan(&p.Seq, &p.TeamID, &p.Author, &p.Kind, &p.Body, &p.Assignee, &p.CreatedAt); err != nil {
+			return nil, 0, false, fmt.Errorf("read team chat: %w", err)
+		}
+		posts = append(posts, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, false, fmt.Errorf("read team chat: %w", err)
+	}
+	if len(posts) > limit {
+		posts, more = posts[:limit], true
+	}
+	return posts, roomMax, more, nil
+}

@@ -1,0 +1,166 @@
+package backend
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/vault"
+)
+
+// MCPSecret reads an MCP secret (the attach token, the binding key) from
+// the vault, generating and storing it the first time. The server at start
+// and `clawboo mcp config` both call it, so whichever runs first creates
+// the token and the other finds it. A secret that is stored but cannot be
+// read (a locked keychain, a wrong master key) is an error, never replaced:
+// a new token would cut off every client already attached.
+func MCPSecret(ctx context.Context, v *vault.Vault, name string) (string, error) {
+	if s, ok := v.Get(ctx, name); ok && len(s) >= 32 {
+		return s, nil
+	} else if !ok && v.Has(name) {
+		return "", fmt.Errorf("%s is stored in the vault (%s) but could not be read", name, v.Status().Backend)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	s := base64.RawURLEncoding.EncodeToString(raw)
+	if err := v.Set(ctx, name, s); err != nil {
+		return "", fmt.Errorf("store %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// MCPConfigOptions configure MCPConfig.
+type MCPConfigOptions struct {
+	Home   string              // --home; empty: $CLAWBOO_HOME, else ~/.clawboo
+	Getenv func(string) string // nil = os.Getenv
+	// Keyring replaces the OS keychain (tests); nil = the real one.
+	Keyring vault.Keyring
+}
+
+// MCPConfig is what `clawboo mcp config` prints from.
+type MCPConfig struct {
+	Attach mcp.Attach // with the real token
+	Token  string
+	// PortGuessed is true when <home>/api-port.txt was absent and the
+	// default port was assumed.
+	PortGuessed bool
+	PortFile    string
+}
+
+// LoadMCPConfig builds the unbound attach configuration of the Clawboo at
+// a home folder, as a person's own MCP client needs it: the token from the
+// same vault the server uses (generated and stored if this runs first),
+// the port the server last recorded in api-port.txt.
+func LoadMCPConfig(ctx context.Context, o MCPConfigOptions) (MCPConfig, error) {
+	cfg, err := config.Load(o.Home, o.Getenv)
+	if err != nil {
+		return MCPConfig{}, err
+	}
+	if err := cfg.EnsureHome(); err != nil {
+		return MCPConfig{}, err
+	}
+	port, guessed, err := readPort(cfg.PortFile())
+	if err != nil {
+		return MCPConfig{}, err
+	}
+	v, err := vault.Open(vault.Options{Home: cfg.Home, Getenv: o.Getenv, ForceFile: cfg.FileVault, Keyring: o.Keyring})
+	if err != nil {
+		return MCPConfig{}, err
+	}
+	defer v.Close()
+	token, err := MCPSecret(ctx, v, mcpTokenName)
+	if err != nil {
+		return MCPConfig{}, err
+	}
+	a, err := mcp.BuildAttach(mcp.AttachOptions{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), Token: token})
+	if err != nil {
+		return MCPConfig{}, err
+	}
+	return MCPConfig{Attach: a, Token: token, PortGuessed: guessed, PortFile: cfg.PortFile()}, nil
+}
+
+// readPort reads the port the server recorded; an absent file means the
+// default port (guessed), a malformed one is an error.
+func readPort(path string) (port int, guessed bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return FirstPort, true, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	p, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || p <= 0 || p > 65535 {
+		return 0, false, fmt.Errorf("%s holds %q, not a port", path, strings.TrimSpace(string(b)))
+	}
+	return p, false, nil
+}
+
+const mcpUsage = `Usage:
+  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR]
+
+Prints a ready-to-paste configuration that attaches an MCP client to this
+Clawboo's servers (clawboo-tasks, -memory, -tools, -teamchat). The output
+holds the attach token: keep it private.
+`
+
+// RunMCPCommand runs `clawboo mcp …` and returns the exit status. The
+// configuration goes to stdout (so it can be redirected into a file);
+// notes go to stderr.
+func RunMCPCommand(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "config" {
+		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprint(stdout, mcpUsage)
+			return 0
+		}
+		fmt.Fprint(stderr, "clawboo mcp: expected the subcommand config\n\n"+mcpUsage)
+		return 2
+	}
+	fl := flag.NewFlagSet("mcp config", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	client := fl.String("client", mcp.ClientJSON, "claude, codex, hermes, openclaw or json")
+	home := fl.String("home", "", "state folder")
+	if err := fl.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "clawboo mcp config: unexpected argument %q\n", fl.Arg(0))
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if _, known := map[string]bool{mcp.ClientClaude: true, mcp.ClientCodex: true, mcp.ClientHermes: true, mcp.ClientOpenClaw: true, mcp.ClientJSON: true}[*client]; !known {
+		fmt.Fprintf(stderr, "clawboo mcp config: --client %q is not one of claude, codex, hermes, openclaw, json\n", *client)
+		return 2
+	}
+	c, err := LoadMCPConfig(ctx, MCPConfigOptions{Home: *home, Getenv: getenv})
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	if c.PortGuessed {
+		fmt.Fprintf(stderr, "clawboo: %s does not exist (Clawboo has not served from this home yet); assuming the default port %d\n", c.PortFile, FirstPort)
+	}
+	cc := c.Attach.Clients[*client]
+	fmt.Fprintf(stderr, "# %s: %s\n# This output holds the attach token; keep it private.\n", *client, cc.Where)
+	fmt.Fprint(stdout, cc.Text)
+	if *client == mcp.ClientCodex {
+		fmt.Fprintf(stdout, "\n# In the environment Codex starts from:\nexport %s='%s'\n", mcp.TokenEnv, c.Token)
+	}
+	return 0
+}
