@@ -56,9 +56,9 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if srv, _ := json.Marshal(got["server"]); !strings.Contains(string(srv), "clawboo-tasks") {
 		t.Errorf("server info %s", srv)
 	}
-	// A wrong token: the SDK reports the 401.
+	// A wrong token: the SDK reports our 401's message.
 	got, err = run("not-the-token")
-	if err == nil || !strings.Contains(strings.ToLower(got["error"].(string)), "401") {
+	if msg, _ := got["error"].(string); err == nil || !strings.Contains(msg, "missing or wrong attach token") {
 		t.Fatalf("wrong token: %v %v", err, got)
 	}
 }
