@@ -16,7 +16,7 @@ func (b *Backend) openApprovals(ctx context.Context) (mcp.Approver, error) {
 		return nil, fmt.Errorf("open approvals: %w", err)
 	}
 	b.Approvals = q
-	return &mcpApprovals{q: q, b: b}, nil
+	return &mcpApprovals{q: q}, nil
 }
 
 // startTools hands the tools broker the vault and connects the external

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/api"
@@ -66,6 +67,7 @@ type Backend struct {
 	Worktrees *worktree.Manager // nil when git is missing
 	Budget    *budget.Ledger
 	MCP       *mcp.Hub
+	listenURL atomic.Value // string, set by Listen
 	Approvals *approval.Queue
 	Tools     *mcp.Broker // clawboo-tools' broker, handed over by the hub
 
@@ -128,7 +130,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.API = api.New(api.Options{
 		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		MCP: b.MCP, Approvals: b.Approvals, Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
+		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
 	})
 	return b, nil
 }

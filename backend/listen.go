@@ -49,6 +49,7 @@ func (b *Backend) Listen(addr string) (net.Listener, error) {
 }
 
 func (b *Backend) writePort(ln net.Listener) error {
+	b.listenURL.Store("http://" + ln.Addr().String())
 	port := ln.Addr().(*net.TCPAddr).Port
 	tmp := b.Config.PortFile() + ".tmp"
 	if err := os.WriteFile(tmp, []byte(strconv.Itoa(port)+"\n"), 0o600); err != nil {
@@ -60,6 +61,13 @@ func (b *Backend) writePort(ln net.Listener) error {
 		return fmt.Errorf("write port file: %w", err)
 	}
 	return nil
+}
+
+// BaseURL is where this backend's server listens (http://127.0.0.1:port),
+// "" before Listen: MCP clients attach here, the desktop included.
+func (b *Backend) BaseURL() string {
+	u, _ := b.listenURL.Load().(string)
+	return u
 }
 
 // Server is the HTTP server for the handler, with timeouts that suit long

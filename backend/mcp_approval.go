@@ -11,11 +11,9 @@ import (
 
 // mcpApprovals is clawboo-tools' Approver over the approvals queue: the
 // broker's question becomes an approval request of kind "tool", and only
-// "approved" comes back as yes. It is also the BrokerSink through which
-// the broker the MCP hub built reaches the Backend (and so the API).
+// "approved" comes back as yes.
 type mcpApprovals struct {
 	q *approval.Queue
-	b *Backend
 }
 
 func (a *mcpApprovals) Ask(ctx context.Context, r mcp.ApprovalRequest) (mcp.ApprovalAnswer, error) {
@@ -38,8 +36,6 @@ func (a *mcpApprovals) Ask(ctx context.Context, r mcp.ApprovalRequest) (mcp.Appr
 	}
 	return out, nil
 }
-
-func (a *mcpApprovals) UseBroker(br *mcp.Broker) { a.b.Tools = br }
 
 // vaultSecrets lets the broker find TAVILY_API_KEY, ${NAME}s in external
 // servers' headers and the variables a stdio server may see: the process

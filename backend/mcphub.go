@@ -40,6 +40,7 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 		return err
 	}
 	b.MCP = h
+	b.Tools = h.Tools()
 	b.startTools(ctx)
 	return nil
 }

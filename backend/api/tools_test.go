@@ -14,8 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// toolsSink is an Approver over the queue that also receives the broker,
-// as the composition root's adapter does.
+// toolsSink is an Approver over the queue, as the composition root's
+// adapter is; broker is the hub's (Hub.Tools).
 type toolsSink struct {
 	q      *approval.Queue
 	broker *mcp.Broker
@@ -33,8 +33,6 @@ func (s *toolsSink) Ask(ctx context.Context, r mcp.ApprovalRequest) (mcp.Approva
 	return out, nil
 }
 
-func (s *toolsSink) UseBroker(b *mcp.Broker) { s.broker = b }
-
 func withTools(t *testing.T) (*fixture, *mcp.Hub, *mcp.Broker) {
 	t.Helper()
 	var hub *mcp.Hub
@@ -46,6 +44,7 @@ func withTools(t *testing.T) (*fixture, *mcp.Hub, *mcp.Broker) {
 			t.Fatal(err)
 		}
 		hub = h
+		sink.broker = h.Tools()
 		o.Tools = sink.broker
 		o.MCP = h
 	})

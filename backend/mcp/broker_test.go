@@ -15,8 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// brokerApprover is a scripted Approver that also receives the broker (the
-// BrokerSink path the composition root uses).
+// brokerApprover is a scripted Approver; broker is the hub's (Hub.Tools).
 type brokerApprover struct {
 	mu     sync.Mutex
 	asked  []ApprovalRequest
@@ -34,8 +33,6 @@ func (a *brokerApprover) Ask(_ context.Context, r ApprovalRequest) (ApprovalAnsw
 	}
 	return fn(r)
 }
-
-func (a *brokerApprover) UseBroker(b *Broker) { a.broker = b }
 
 func (a *brokerApprover) requests() []ApprovalRequest {
 	a.mu.Lock()
@@ -86,9 +83,7 @@ func newToolsFixture(t *testing.T) *toolsFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(); st.Close() })
-	if appr.broker == nil {
-		t.Fatal("the approver was not handed the broker")
-	}
+	appr.broker = h.Tools()
 	b := appr.broker
 	b.home = func() (string, error) { return home, nil }
 	if err := b.Start(context.Background(), mapSecrets{}); err != nil {

@@ -48,6 +48,7 @@ type Hub struct {
 	signer  Signer
 	servers map[string]*server.MCPServer
 	http    map[string]*server.StreamableHTTPServer
+	broker  *Broker
 	closers []func()
 }
 
@@ -97,6 +98,10 @@ func (h *Hub) newServer(name string, opts ...server.ServerOption) *server.MCPSer
 	base := []server.ServerOption{server.WithToolCapabilities(false), server.WithRecovery()}
 	return server.NewMCPServer("clawboo-"+name, h.opts.Version, append(base, opts...)...)
 }
+
+// Tools is the capability broker behind clawboo-tools, for the API (the
+// registry, the audit, external servers).
+func (h *Hub) Tools() *Broker { return h.broker }
 
 // Signer signs bindings for attach URLs.
 func (h *Hub) Signer() Signer { return h.signer }

@@ -70,21 +70,12 @@ type Approver interface {
 	Ask(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
 }
 
-// BrokerSink may be implemented by the Options.Approvals value: the Hub
-// then hands it the broker it built, so the host can serve the broker's
-// registry, audit trail and external servers (the API) and call Start.
-type BrokerSink interface {
-	UseBroker(*Broker)
-}
-
 func newToolsServer(h *Hub) (*server.MCPServer, error) {
 	b := newBroker(brokerOptions{Store: h.opts.Store, Approver: h.opts.Approvals, Log: h.opts.Log,
 		Now: h.opts.Now, Version: h.opts.Version})
 	s := h.newServer(Tools, server.WithToolFilter(b.filter))
 	b.attach(s)
 	h.closers = append(h.closers, b.Close)
-	if sink, ok := h.opts.Approvals.(BrokerSink); ok {
-		sink.UseBroker(b)
-	}
+	h.broker = b
 	return s, nil
 }
