@@ -16,5 +16,17 @@
 //   - Refusals a caller can act on (caps, conflicts, bad arguments) are tool
 //     errors with a hint (isError, _meta.denied), never protocol errors.
 //   - The board, the approvals queue and the rest of the backend are reached
-//     through the small interfaces declared here; only store is imported.
+//     through the small interfaces declared here (TaskBoard, Approver,
+//     Embedder); only store and redact are imported.
+//   - Tools calls pass availability, argument validation and policy before
+//     they run; a high-risk tool runs only on a person's explicit approval
+//     (expiry, denial or any error is "no"), and every call leaves one
+//     audit row with secrets scrubbed.
+//   - Memory facts, team-chat posts and audit summaries are scrubbed of
+//     secrets before they are stored; every list and text is bounded.
+//
+// Files: hub.go (transport, auth), identity.go (bindings), inprocess.go,
+// results.go (shared answers), attach.go (runtime configs), tasks*.go,
+// memory*.go + embed*.go, tools.go + broker*.go + tools_*.go +
+// external*.go, teamchat*.go.
 package mcp
