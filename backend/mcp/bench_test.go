@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // The tools/call round trip, through everything a runtime's call goes
@@ -103,4 +104,53 @@ func newTestHubTB(tb testing.TB) *Hub {
 		}))
 	}
 	return h
+}
+
+// BenchmarkBareMCPGoInProcess is the floor: a plain mcp-go server and
+// in-process client with one do-nothing tool, none of Clawboo's layers, on
+// the same machine at the same moment.
+func BenchmarkBareMCPGoInProcess(b *testing.B) {
+	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("{}"), nil
+	})
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := initClient(ctx, c); err != nil {
+		b.Fatal(err)
+	}
+	benchCalls(b, func() error {
+		_, err := call(c, "noop", nil)
+		return err
+	})
+}
+
+// BenchmarkBareMCPGoHTTP is the HTTP floor: plain mcp-go over a loopback
+// socket with no token, binding or Clawboo handler in front.
+func BenchmarkBareMCPGoHTTP(b *testing.B) {
+	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("{}"), nil
+	})
+	hs := server.NewStreamableHTTPServer(s)
+	srv := httptest.NewServer(hs)
+	defer srv.Close()
+	defer hs.Shutdown(context.Background())
+	c, err := client.NewStreamableHttpClient(srv.URL + "/mcp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := initClient(ctx, c); err != nil {
+		b.Fatal(err)
+	}
+	benchCalls(b, func() error {
+		_, err := call(c, "noop", nil)
+		return err
+	})
 }
