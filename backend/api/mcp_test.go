@@ -84,3 +84,49 @@ func TestMCPConfigMasksTheToken(t *testing.T) {
 		t.Fatal(rec.Code)
 	}
 }
+
+// /mcp/* sits behind the API's own gate: a foreign Host is 403 even with
+// the right token (DNS rebinding), a cross-site browser POST is 403, and
+// a loopback request without the token is 401.
+func TestMCPMountGates(t *testing.T) {
+	const token = "api-test-attach-token-0123456789"
+	hub, err := mcp.New(mcp.Options{Token: token, BindingKey: []byte("api-test-binding-key-0123456789")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hub.Close()
+	srv := httptest.NewServer(New(Options{MCP: hub}))
+	defer srv.Close()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+		code int
+	}{
+		{"foreign host", map[string]string{"Host": "rebind.example", "Authorization": "Bearer " + token}, 403},
+		{"cross-site", map[string]string{"Origin": "http://evil.example", "Authorization": "Bearer " + token}, 403},
+		{"no token", nil, 401},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + token + "x"}, 401},
+		{"ok", map[string]string{"Authorization": "Bearer " + token}, 200},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp/tasks", strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tc.hdr {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("%s: %d %s", tc.name, resp.StatusCode, b)
+		}
+	}
+}
