@@ -77,6 +77,9 @@ const HealthTimeout = 2 * time.Second
 type StartRequest struct {
 	RunID   RunID
 	AgentID string
+	// TeamID is the team of the run's task (empty for none); runtimes
+	// with in-process MCP bind their sessions to it.
+	TeamID string
 	// SessionKey identifies the conversation a run belongs to, for resume.
 	SessionKey string
 	Message    string

@@ -144,6 +144,7 @@ func (l *liveRun) drive() {
 	}
 	if l.task != nil {
 		req.SessionKey = "task:" + l.task.task.ID
+		req.TeamID = l.task.scopes.TeamID
 	}
 	run, err := safeStart(ctx, l.adapter, req)
 	stopLaunchWatch()

@@ -1,0 +1,230 @@
+// Package native is clawboo-native, Clawboo's own agent loop: it streams
+// turns from a model provider (through llm), runs the model's tool calls
+// (file tools jailed to the run's working folder, and the in-process MCP
+// servers) and reports everything as executor events.
+//
+// Invariants:
+//   - Cache discipline: the system prompt is the agent's stable prompt plus
+//     a date-only stamp; the tool list is built once before turn 1, sorted
+//     by name; System and Tools are byte-identical on every request of a
+//     run (and across runs of one agent on one day). The run context
+//     arrives as the first user message; nothing volatile enters System.
+//   - Every provider response emits one cost event with that turn's
+//     deltas and the model and provider that served it.
+//   - Terminals: no tool calls → success; maxTurns → max_turns with a
+//     handoff note for a fresh successor session; abort → aborted; provider
+//     error or context overflow → error. Every terminal writes the
+//     transcript atomically.
+//   - Steering, context notes and model changes reach the model only at a
+//     turn boundary; Abort cancels the in-flight stream at once.
+//   - File tools never touch anything outside the working folder.
+package native
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/llm"
+	"github.com/clawboo/desktop/backend/mcp"
+)
+
+// ContextOverflowMessage is the error a run reports when its conversation
+// no longer fits the model.
+const ContextOverflowMessage = "The task was too large for the model's context window."
+
+// MaxTokens is the reply budget of one turn.
+const MaxTokens = 8192
+
+// Options wire the adapter; the host supplies everything it cannot know.
+type Options struct {
+	// Hub serves the in-process MCP tools; nil means none.
+	Hub *mcp.Hub
+	// Home is Clawboo's home; transcripts live under
+	// <Home>/runtimes/clawboo-native/<agentId>/sessions. Empty: not kept.
+	Home string
+	// Config loads an agent's config; nil (or an invalid result) means
+	// DefaultConfig.
+	Config func(ctx context.Context, agentID string) AgentConfig
+	// Providers builds the provider (typically a fallback router) for a
+	// config, with its keys resolved by the host.
+	Providers func(ctx context.Context, cfg AgentConfig) (llm.Provider, error)
+	// Ready reports, without a network call, whether any provider can be
+	// routed to; nil means not ready.
+	Ready func() bool
+	Now   func() time.Time
+	Log   *slog.Logger
+}
+
+// Adapter is the clawboo-native runtime.
+type Adapter struct{ opts Options }
+
+// New returns the native runtime.
+func New(o Options) *Adapter {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Adapter{opts: o}
+}
+
+// ID implements executor.Adapter.
+func (*Adapter) ID() executor.ID { return executor.Native }
+
+// Name implements executor.Adapter.
+func (*Adapter) Name() string { return "Clawboo Native" }
+
+// Capabilities implements executor.Adapter. Tool approval is false until
+// run_command (the one native tool that asks) exists.
+func (*Adapter) Capabilities() executor.Capabilities {
+	return executor.Capabilities{
+		Streaming: true, MCP: true, Worktrees: true, Resume: true, Steering: true, ModelChange: true,
+		RuntimeClass: executor.NativeClass, ContextWindow: 200000,
+		Models: []string{"claude-haiku-4-5", "claude-sonnet-4-6", "gpt-4o-mini", "gpt-4o"},
+	}
+}
+
+// Health implements executor.Adapter: healthy when the host says a
+// provider is routable (a key resolves, or OLLAMA_BASE_URL is set). No
+// network call.
+func (a *Adapter) Health(context.Context) executor.Health {
+	if a.opts.Ready != nil && a.opts.Ready() {
+		return executor.Health{OK: true}
+	}
+	return executor.Health{OK: false, Message: "no provider key connected"}
+}
+
+// Start implements executor.Adapter. It fails only when the working folder
+// cannot be opened; a missing provider ends the run with done:error.
+func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.Run, error) {
+	if req.Emitter == nil {
+		return nil, fmt.Errorf("native: start request has no emitter")
+	}
+	cfg := DefaultConfig()
+	if a.opts.Config != nil {
+		cfg = effective(a.opts.Config(ctx, req.AgentID))
+	}
+	model := cfg.PrimaryModel
+	if m := strings.TrimSpace(req.Model); m != "" {
+		model = m
+	}
+	binding := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, ReadOnly: cfg.Tools.Tasks == TasksRead}
+	tools, warns, err := buildTools(ctx, a.opts.Hub, req.WorkDir, cfg, binding)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	r := &run{
+		a: a, req: req, cfg: cfg, model: model, tools: tools, warns: warns,
+		em: req.Emitter, ctx: runCtx, cancel: cancel,
+	}
+	r.em.Go(r.loop)
+	return r, nil
+}
+
+// run is one live native run.
+type run struct {
+	a      *Adapter
+	req    executor.StartRequest
+	cfg    AgentConfig
+	tools  *toolset
+	warns  []string
+	em     *executor.Emitter
+	ctx    context.Context // cancelled by Abort and by the host's context
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	model     string   // the model of the next turn
+	nextModel string   // a SetModel waiting for the next turn
+	pending   []string // steers and context notes for the next turn
+	aborted   bool
+	ended     bool
+}
+
+func (r *run) ID() executor.RunID            { return r.em.RunID() }
+func (r *run) Events() <-chan executor.Event { return r.em.Events() }
+
+// Abort cancels the in-flight stream (or tool call) at once; the run
+// ends with done:aborted.
+func (r *run) Abort(context.Context) error {
+	r.mu.Lock()
+	r.aborted = true
+	r.mu.Unlock()
+	r.cancel()
+	return nil
+}
+
+// SetModel switches the model for the turns after the current one; the
+// provider stays.
+func (r *run) SetModel(_ context.Context, model string) error {
+	model = strings.TrimSpace(model)
+	if model == "" {
+		return fmt.Errorf("native: empty model")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return nil
+	}
+	r.nextModel = model
+	return nil
+}
+
+// WriteContext hands the model a note at the next turn boundary.
+func (r *run) WriteContext(_ context.Context, key, value string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ended {
+		r.pending = append(r.pending, fmt.Sprintf("[context] %s: %s", key, value))
+	}
+	return nil
+}
+
+// Steer queues text for the next turn boundary. Both modes queue: a steer
+// never interrupts a turn in flight.
+func (r *run) Steer(_ context.Context, s executor.Steer) (executor.SteerResult, error) {
+	text := strings.TrimSpace(s.Text)
+	if text == "" {
+		return executor.SteerRejected, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended || r.aborted {
+		return executor.SteerRunEnded, nil
+	}
+	r.pending = append(r.pending, text)
+	return executor.SteerQueued, nil
+}
+
+// boundary takes what waits for the next turn: the model to use and the
+// queued user texts. ok is false once the run was aborted.
+func (r *run) boundary() (model string, texts []string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.aborted || r.ctx.Err() != nil {
+		return "", nil, false
+	}
+	if r.nextModel != "" {
+		r.model, r.nextModel = r.nextModel, ""
+	}
+	texts, r.pending = r.pending, nil
+	return r.model, texts, true
+}
+
+func (r *run) isAborted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.aborted || r.ctx.Err() != nil
+}
+
+// emit delivers one event; the host drains or abandons the stream, so
+// this cannot block forever.
+func (r *run) emit(ev executor.Event) bool {
+	return r.em.Emit(context.Background(), ev) == nil
+}
