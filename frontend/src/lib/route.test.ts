@@ -24,8 +24,15 @@ describe('routes', () => {
     expect(parseHash('#/spend/anything')).toEqual({ page: 'spend' });
   });
 
+  it('parses the agents page and an agent', () => {
+    expect(parseHash('#/agents')).toEqual({ page: 'agents', agentId: null });
+    expect(parseHash('#/agents/')).toEqual({ page: 'agents', agentId: null });
+    expect(parseHash('#/agents/code-reviewer-k3x9q2')).toEqual({ page: 'agents', agentId: 'code-reviewer-k3x9q2' });
+    expect(parseHash('#agents/a%20b/extra')).toEqual({ page: 'agents', agentId: 'a b' });
+  });
+
   it('round-trips', () => {
-    for (const h of ['#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend']) {
+    for (const h of ['#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
       expect(routeHash(parseHash(h))).toBe(h);
     }
   });

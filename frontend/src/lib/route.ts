@@ -1,12 +1,13 @@
 // Hash routes: #/runs, #/runs/<id>, #/runtimes, #/board, #/board/<taskId>
-// (the task's drawer open), #/spend. Hash routing needs nothing from the
+// (the task's drawer open), #/spend, #/agents, #/agents/<agentId> (its chat). Hash routing needs nothing from the
 // server and works the same at wails://wails/ and over HTTP.
 
 export type Route =
   | { page: 'runs'; runId: string | null }
   | { page: 'runtimes' }
   | { page: 'board'; taskId: string | null }
-  | { page: 'spend' };
+  | { page: 'spend' }
+  | { page: 'agents'; agentId: string | null };
 
 function decodeId(raw: string): string {
   try {
@@ -28,6 +29,8 @@ export function parseHash(hash: string): Route {
       return { page: 'spend' };
     case 'board':
       return { page: 'board', taskId: id };
+    case 'agents':
+      return { page: 'agents', agentId: id };
     case 'runs':
       return { page: 'runs', runId: id };
     default:
@@ -43,6 +46,8 @@ export function routeHash(r: Route): string {
       return '#/runtimes';
     case 'spend':
       return '#/spend';
+    case 'agents':
+      return r.agentId ? `#/agents/${encodeURIComponent(r.agentId)}` : '#/agents';
     case 'board':
       return r.taskId ? `#/board/${encodeURIComponent(r.taskId)}` : '#/board';
     case 'runs':

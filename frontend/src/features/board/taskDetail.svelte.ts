@@ -6,7 +6,7 @@
 
 import { ApiError, describeError, type ApiClient } from '../../lib/api/client';
 import { decodeBoardEvent } from '../../lib/api/boardDecode';
-import type { Comment, Task, TaskDetail, TaskPatch } from '../../lib/api/boardTypes';
+import type { Comment, Task, TaskDetail, TaskPatch, TaskRunRequest } from '../../lib/api/boardTypes';
 import { decodeRun } from '../../lib/api/decode';
 import type { Run } from '../../lib/api/types';
 import type { LiveEvents } from '../../lib/live.svelte';
@@ -147,9 +147,11 @@ export class TaskDetailStore {
   }
 
   /** Starts a run of this task; answers its id. */
-  async run(runtimeId: string, message: string): Promise<string> {
-    const msg = message.trim();
-    const { runId } = await this.api.runTask(runtimeId, msg ? { taskId: this.taskId, message } : { taskId: this.taskId });
+  async run(runtimeId: string, message: string, agentId = ''): Promise<string> {
+    const req: TaskRunRequest = { taskId: this.taskId };
+    if (message.trim()) req.message = message;
+    if (agentId) req.assigneeAgentId = agentId;
+    const { runId } = await this.api.runTask(runtimeId, req);
     this.reloadSoon();
     return runId;
   }

@@ -1,0 +1,57 @@
+// The providers a native agent can route to, in the backend's order
+// (backend/config/providers.go), with each one's small default model
+// (backend/agents/config.go defaultModels), and which have a key connected
+// (the clawboo-native runtime entry's `keys`).
+
+import type { RuntimeEntry } from '../../lib/api/types';
+import { NATIVE_RUNTIME_ID } from '../runtimes/catalog';
+
+export interface ProviderInfo {
+  id: string;
+  name: string;
+  /** The key's env var; null for keyless Ollama. */
+  envVar: string | null;
+  defaultModel: string;
+}
+
+export const PROVIDERS: readonly ProviderInfo[] = [
+  { id: 'anthropic', name: 'Anthropic', envVar: 'ANTHROPIC_API_KEY', defaultModel: 'claude-haiku-4-5' },
+  { id: 'openai', name: 'OpenAI', envVar: 'OPENAI_API_KEY', defaultModel: 'gpt-4o-mini' },
+  { id: 'openrouter', name: 'OpenRouter', envVar: 'OPENROUTER_API_KEY', defaultModel: 'openai/gpt-4o-mini' },
+  { id: 'ollama', name: 'Ollama (local)', envVar: null, defaultModel: 'llama3.2' },
+  { id: 'google', name: 'Google Gemini', envVar: 'GEMINI_API_KEY', defaultModel: 'gemini-2.0-flash' },
+  { id: 'xai', name: 'xAI', envVar: 'XAI_API_KEY', defaultModel: 'grok-3-mini' },
+  { id: 'groq', name: 'Groq', envVar: 'GROQ_API_KEY', defaultModel: 'llama-3.3-70b-versatile' },
+  { id: 'mistral', name: 'Mistral', envVar: 'MISTRAL_API_KEY', defaultModel: 'mistral-small-latest' },
+  { id: 'together', name: 'Together AI', envVar: 'TOGETHER_API_KEY', defaultModel: 'meta-llama/Llama-3.3-70B-Instruct-Turbo' },
+  { id: 'cerebras', name: 'Cerebras', envVar: 'CEREBRAS_API_KEY', defaultModel: 'llama-3.3-70b' },
+  { id: 'moonshot', name: 'Moonshot', envVar: 'MOONSHOT_API_KEY', defaultModel: 'moonshot-v1-8k' },
+];
+
+/** The default provider of a new native agent when none has a key. */
+export const DEFAULT_PROVIDER = 'anthropic';
+
+export function providerInfo(id: string): ProviderInfo | undefined {
+  return PROVIDERS.find((p) => p.id === id);
+}
+
+/** A provider's default model ("" for an unknown provider). */
+export function defaultModel(provider: string): string {
+  return providerInfo(provider)?.defaultModel ?? '';
+}
+
+/** A provider's display name, or its id when unknown. */
+export function providerName(id: string): string {
+  return providerInfo(id)?.name ?? id;
+}
+
+/** Provider ids with a key connected for the native runtime (Ollama: its base URL set). */
+export function connectedProviders(runtimes: readonly RuntimeEntry[]): Set<string> {
+  const native = runtimes.find((r) => r.id === NATIVE_RUNTIME_ID);
+  return new Set((native?.keys ?? []).filter((k) => k.connected).map((k) => k.id));
+}
+
+/** The provider a new agent's form starts on: the first connected one, else Anthropic. */
+export function initialProvider(connected: ReadonlySet<string>): string {
+  return PROVIDERS.find((p) => connected.has(p.id))?.id ?? DEFAULT_PROVIDER;
+}
