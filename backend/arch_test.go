@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"backend/perf":                  {},
 	"backend/redact":                {},
 	"backend/fakes/fakeanthropic":   {}, // test support: the scripted Messages API
+	"backend/fakes/fakeprovider":    {}, // test support: the scripted provider APIs (Messages, Chat Completions)
 	"backend/vault":                 {"config"},
 	"backend/mcp":                   {"store", "redact"},
 	"backend/worktree":              {"proc", "redact"},
@@ -35,8 +36,9 @@ var allowed = map[string][]string{
 	"backend/approval":              {"store", "bus", "redact"},
 	"backend/budget":                {"store", "bus"},
 	"backend/runtimes":              {"config", "vault", "proc", "executor"},
+	"backend/agents":                {"store", "budget", "vault", "config", "executor"},
 	"backend/supervisor":            {"redact", "executor", "board", "worktree", "approval", "budget", "vault", "store", "bus"},
-	"backend/api":                   {"redact", "config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor"},
+	"backend/api":                   {"redact", "config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor", "agents"},
 }
 
 // adapters may use the contract and child processes; native also the

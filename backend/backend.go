@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
+	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/api"
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
@@ -70,6 +71,9 @@ type Backend struct {
 	listenURL atomic.Value // string, set by Listen
 	Approvals *approval.Queue
 	Tools     *mcp.Broker // clawboo-tools' broker, handed over by the hub
+	// Agents owns agents and their native configs; its Load is what the
+	// native adapter reads an agent's config through.
+	Agents *agents.Service
 
 	resolver     *proc.Resolver
 	watcher      *proc.Watcher
@@ -127,8 +131,10 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("start MCP servers: %w", err)
 	}
+	b.Agents = b.openAgents()
 	b.API = api.New(api.Options{
-		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
+		Agents: b.Agents,
+		Store:  st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
 	})
@@ -167,6 +173,24 @@ func (b *Backend) openRuntimes(opts Options) error {
 		b.watcher = w
 	}
 	return nil
+}
+
+// openAgents builds the agents service: provider readiness from the vault
+// (native) and the catalog (other runtimes), deletion guarded by the
+// supervisor's live runs.
+func (b *Backend) openAgents() *agents.Service {
+	return agents.New(agents.Options{
+		Store: b.Store, Budget: b.Budget, Vault: b.Vault, Log: b.log.With("part", "agents"),
+		RuntimeReady: func(ctx context.Context, rt string) bool {
+			e, ok := b.Catalog.Entry(ctx, executor.ID(rt))
+			return ok && e.ConnectionState == runtimes.StateReady
+		},
+		KnownRuntime: func(rt string) bool {
+			_, ok := b.Catalog.Descriptor(executor.ID(rt))
+			return ok || executor.ID(rt) == executor.OpenClaw
+		},
+		LiveAgent: b.Supervisor.AgentLive,
+	})
 }
 
 // Handler is the one http.Handler serving the API and the UI.

@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
@@ -65,6 +66,9 @@ type Options struct {
 	// MCPBaseURL is where MCP clients reach this server (for GET
 	// /api/mcp/config); nil or "" uses the request's local address.
 	MCPBaseURL func() string
+	// Agents manages agents and their native configs (nil: the agents
+	// routes answer 503).
+	Agents *agents.Service
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -150,6 +154,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/tools/servers/{name}", methods{"DELETE": a.removeToolServer})
 	a.mux.Handle("/api/tools/servers/{name}/reconnect", methods{"POST": a.reconnectToolServer})
 	a.mux.Handle("/api/mcp/config", methods{"GET": a.mcpConfig})
+	a.agentRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}

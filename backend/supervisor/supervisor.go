@@ -145,6 +145,9 @@ type StartParams struct {
 	// Kind and RepoPath override the task's own.
 	Kind     string
 	RepoPath string
+	// SessionKey names the conversation the run continues (an agent's
+	// 1:1 chat is "agent:<id>:chat"); a task run's is always "task:<id>".
+	SessionKey string
 
 	workDir string // the task's worktree, set by the runner
 }
@@ -270,6 +273,19 @@ func (s *Supervisor) IsLive(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.live[id] != nil
+}
+
+// AgentLive reports whether any run of agentID is still in this process
+// (so the agent cannot be deleted from under it).
+func (s *Supervisor) AgentLive(agentID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.live {
+		if l.params.AgentID == agentID {
+			return true
+		}
+	}
+	return false
 }
 
 // Live returns a snapshot of a run still in this process, if it is.
