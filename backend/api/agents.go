@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/supervisor"
 )
@@ -153,6 +154,18 @@ func (a *API) chatAgent(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		agentError(w, id, err)
 		return
+	}
+	// A paused cap refuses the chat up front, as it refuses a task run.
+	if a.opts.Budget != nil {
+		var paused *budget.PausedError
+		if err := a.opts.Budget.Preflight(r.Context(), budget.Scopes{AgentID: ag.ID}); errors.As(err, &paused) {
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"ok": false, "reason": "budget_paused",
+				"error": "the agent budget for " + ag.ID + " is paused: raise or resume it to continue"})
+			return
+		} else if err != nil {
+			writeError(w, http.StatusInternalServerError, "%v", err)
+			return
+		}
 	}
 	p := supervisor.StartParams{
 		RuntimeID: executor.ID(ag.Runtime), AgentID: ag.ID, Message: body.Message, SessionKey: "agent:" + ag.ID + ":chat",

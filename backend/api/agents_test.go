@@ -330,6 +330,14 @@ func TestAgentChatStartsARunInTheAgentsSession(t *testing.T) {
 	if b := string(f.call(t, "GET", "/api/runs/"+runID+"/events?follow=0", "", 200)); !strings.Contains(b, "hello there") {
 		t.Fatal(b)
 	}
+	// A paused agent cap refuses the chat before it starts.
+	f.call(t, "PATCH", "/api/agents/"+m.ID, `{"budgetUsd":0}`, 200)
+	if _, err := f.ledger.Charge(t.Context(), budget.Charge{Scopes: budget.Scopes{AgentID: m.ID}, RunID: runID, RuntimeID: "clawboo-mock", Nano: 5, Kind: budget.KindReported, Model: "mock"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := decode[map[string]any](t, f.call(t, "POST", "/api/agents/"+m.ID+"/chat", `{"message":"hi"}`, 422)); e["reason"] != "budget_paused" {
+		t.Fatal(e)
+	}
 	f.call(t, "POST", "/api/agents/"+m.ID+"/chat", `{"message":"  "}`, 400)
 	f.call(t, "POST", "/api/agents/nobody/chat", `{"message":"hi"}`, 404)
 	cc := f.create(t, `{"name":"c","runtime":"claude-code"}`)
