@@ -223,3 +223,61 @@ func TestSystemAndToolsByteIdenticalAcrossTurns(t *testing.T) {
 		})
 	}
 }
+
+// An in-stream error event (Anthropic `event: error` overloaded after the
+// 200) before any output falls back; after output it surfaces.
+func TestInStreamErrorEvents(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		primary   string
+		path      string
+		fallback  string
+		fbPath    string
+		after     int
+		wantFB    bool
+		wantClass Class
+	}{
+		{"anthropic/before", "anthropic", msgPath, "openai", chatPath, 2, true, ""},
+		{"anthropic/after", "anthropic", msgPath, "openai", chatPath, 4, false, ClassOverloaded},
+		{"openai/before", "openai", chatPath, "anthropic", msgPath, 1, true, ""},
+		{"openai/after", "openai", chatPath, "anthropic", msgPath, 2, false, ClassOverloaded},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			rt, err := NewRouter([]Candidate{{Provider: c.primary, Model: "a", Key: testKey}, {Provider: c.fallback, Model: "b", Key: testKey}}, r.getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.fake.Push(c.path, fakeprovider.StreamErrorAfter(c.after, fakeprovider.Text("x", "y")))
+			r.fake.Push(c.fbPath, fakeprovider.Text("fallback"))
+			evs, served, err := turn(t, rt)
+			if c.wantFB {
+				if err != nil || served.Provider != c.fallback || textOf(evs, EvText) != "fallback" {
+					t.Fatalf("evs %v served %+v err %v", evs, served, err)
+				}
+				return
+			}
+			if Classify(err) != c.wantClass || served.Provider != c.primary || textOf(evs, EvText) != "x" {
+				t.Fatalf("evs %v served %+v err %v", evs, served, err)
+			}
+			if n := len(r.fake.RequestsTo(c.fbPath)); n != 0 {
+				t.Fatal("fell back after output")
+			}
+		})
+	}
+}
+
+func TestCancelledTurnDoesNotFallBack(t *testing.T) {
+	r := newRig(t)
+	rt := twoCandidates(t, r)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r.fake.Push(chatPath, fakeprovider.Text("unused"))
+	_, err := rt.Stream(ctx, baseReq())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(r.fake.RequestsTo(chatPath)); n != 0 {
+		t.Fatal("fell back on cancel")
+	}
+}

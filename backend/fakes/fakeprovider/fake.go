@@ -53,6 +53,10 @@ const (
 	Drop
 	// Cut closes the connection after CutAfter SSE events, mid-message.
 	Cut
+	// ErrorEvent sends the dialect's in-stream error after CutAfter SSE
+	// events (Anthropic `event: error`, OpenAI a data line with "error")
+	// of type ErrorType, then ends the body.
+	ErrorEvent
 )
 
 // Response scripts one answer. Status (non-zero, not 200) answers with that
@@ -70,8 +74,9 @@ type Response struct {
 	Message  string
 	Overflow bool
 
-	Fault    Fault
-	CutAfter int
+	Fault     Fault
+	CutAfter  int
+	ErrorType string // for ErrorEvent; overloaded_error / server_error when empty
 	// Interleave streams the OpenAI tool-call fragments round-robin across
 	// calls, as parallel tool calls arrive.
 	Interleave bool
@@ -98,6 +103,10 @@ func Dropped() Response { return Response{Fault: Drop} }
 
 // CutAfter is r cut after n SSE events.
 func CutAfter(n int, r Response) Response { r.Fault, r.CutAfter = Cut, n; return r }
+
+// StreamErrorAfter is r interrupted by an in-stream error after n SSE
+// events.
+func StreamErrorAfter(n int, r Response) Response { r.Fault, r.CutAfter = ErrorEvent, n; return r }
 
 // Request is what the fake saw of one call.
 type Request struct {
@@ -214,6 +223,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	f, _ := w.(http.Flusher)
+	if resp.Fault == ErrorEvent && resp.CutAfter < len(events) {
+		events = append(events[:resp.CutAfter:resp.CutAfter], streamError(anthropic, resp.ErrorType))
+	}
 	for i, ev := range events {
 		if resp.Fault == Cut && i >= resp.CutAfter {
 			if f != nil {
@@ -278,6 +290,20 @@ func writeError(w http.ResponseWriter, anthropic bool, status int, msg, code str
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// streamError is the in-stream error event of a dialect.
+func streamError(anthropic bool, typ string) string {
+	if anthropic {
+		if typ == "" {
+			typ = "overloaded_error"
+		}
+		return sse("error", map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": "Overloaded"}})
+	}
+	if typ == "" {
+		typ = "server_error"
+	}
+	return sse("", map[string]any{"error": map[string]any{"message": "The server had an error while processing your request.", "type": typ, "param": nil, "code": nil}})
 }
 
 func sse(event string, v any) string {
