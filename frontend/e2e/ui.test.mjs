@@ -174,10 +174,11 @@ describe('clawboo web UI', { timeout: 60_000 }, () => {
   test('shows the mock as a test runtime with nothing to set up, and offers only runnable runtimes', async () => {
     const { page, context, problems } = await openPage(browser, server.url);
     try {
-      // The run form offers what this build can run: here, only the mock.
+      // The run form offers what this build can run: the native runtime (its
+      // own agent loop, no CLI) and the mock.
       await page.waitForSelector('[data-testid="run-runtime"] option[value="clawboo-mock"]', { state: 'attached' });
       const options = await page.locator('[data-testid="run-runtime"] option').evaluateAll((els) => els.map((e) => e.value));
-      assert.deepEqual(options, ['clawboo-mock']);
+      assert.deepEqual(options, ['clawboo-native', 'clawboo-mock']);
 
       await page.getByTestId('nav-runtimes').click();
       const mock = page.locator('[data-testid="runtime-card"][data-runtime-id="clawboo-mock"]');

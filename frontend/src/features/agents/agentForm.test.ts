@@ -142,6 +142,14 @@ describe('agent form', () => {
     expect(toInput(f, true).errors).toContain('Max turns must be a whole number from 1 to 100.');
   });
 
+  it('accepts numbers where an input binding hands them', () => {
+    const f = newForm();
+    f.name = 'N';
+    f.maxTurns = 24 as unknown as string;
+    f.budget = 0 as unknown as string;
+    expect(toInput(f, true).input).toMatchObject({ config: { maxTurns: 24 }, budgetUsd: 0 });
+  });
+
   it('parses budgets', () => {
     expect(parseBudget('')).toEqual({ value: null });
     expect(parseBudget(' 0 ')).toEqual({ value: 0 });

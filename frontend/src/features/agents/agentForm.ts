@@ -101,7 +101,7 @@ export function modelAfterProviderChange(oldProvider: string, model: string, new
 
 /** Parses the budget field: null for empty, a number, or an error's words. */
 export function parseBudget(s: string): { value: number | null } | { error: string } {
-  const t = s.trim().replace(/^\$/, '');
+  const t = String(s).trim().replace(/^\$/, '');
   if (t === '') return { value: null };
   const n = Number(t);
   if (!Number.isFinite(n) || n < 0 || n > MAX_BUDGET) return { error: 'Budget must be an amount in USD of 0 or more, or empty for none.' };
@@ -135,7 +135,7 @@ export function toInput(f: AgentForm, creating: boolean): ToInput {
       else if (m === '') errors.push(`Fallback ${i + 1}: name a model.`);
       return { provider: p, model: m };
     });
-    const turns = Number(f.maxTurns.trim());
+    const turns = Number(String(f.maxTurns).trim()); // a number input's binding may hand a number
     if (!Number.isInteger(turns) || turns < 1 || turns > MAX_MAX_TURNS) errors.push(`Max turns must be a whole number from 1 to ${MAX_MAX_TURNS}.`);
     config = {
       systemPrompt: f.systemPrompt,
