@@ -132,6 +132,12 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, fmt.Errorf("start MCP servers: %w", err)
 	}
 	b.Agents = b.openAgents()
+	// clawboo-native needs the hub and the agents, so it joins the
+	// registry last; the catalog reads the registry on every listing.
+	if err := reg.Register(b.openNative(opts)); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
 	b.API = api.New(api.Options{
 		Agents: b.Agents,
 		Store:  st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,

@@ -17,9 +17,13 @@ import (
 var overflowText = regexp.MustCompile(`(?i)context[ _-]?(length|window|overflow)|prompt is too long|too many (input )?tokens|maximum context`)
 
 // isContextOverflow reports an error that means the conversation does not
-// fit the model: one that says so (ContextOverflow() true anywhere in its
-// chain, which llm's errors can satisfy) or whose wording does.
+// fit the model: one llm classified so, one that says so itself
+// (ContextOverflow() true anywhere in its chain), or one whose wording
+// does (a provider outside llm).
 func isContextOverflow(err error) bool {
+	if llm.IsContextOverflow(err) {
+		return true
+	}
 	var co interface{ ContextOverflow() bool }
 	if errors.As(err, &co) && co.ContextOverflow() {
 		return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,6 +235,7 @@ func TestAbortStopsTheStreamAtOnce(t *testing.T) {
 
 func TestContextOverflowIsATypedError(t *testing.T) {
 	for name, err := range map[string]error{
+		"llm":     fmt.Errorf("turn: %w", llm.ErrContextOverflow),
 		"typed":   errors.Join(errors.New("anthropic"), overflowErr{}),
 		"worded":  errors.New("400: prompt is too long: 210000 tokens > 200000 maximum"),
 		"generic": errors.New("boom"),

@@ -1,0 +1,121 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/clawboo/desktop/backend/adapters/native"
+	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/llm"
+	"github.com/clawboo/desktop/backend/vault"
+)
+
+// openNative builds clawboo-native: transcripts under the home, tools from
+// the MCP hub, each agent's config from the agents service, and providers
+// routed over keys the vault resolves at the start of each run.
+func (b *Backend) openNative(opts Options) *native.Adapter {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return native.New(native.Options{
+		Hub: b.MCP, Home: b.Config.Home, Log: b.log.With("part", "native"),
+		Config: b.nativeConfig,
+		Providers: func(ctx context.Context, cfg native.AgentConfig) (llm.Provider, error) {
+			return b.nativeRouter(ctx, cfg, getenv)
+		},
+		Ready: b.nativeReady,
+	})
+}
+
+// nativeConfig is an agent's config as the adapter reads it; an unknown
+// agent (an ad-hoc run) gets the default.
+func (b *Backend) nativeConfig(ctx context.Context, agentID string) native.AgentConfig {
+	if b.Agents == nil || agentID == "" {
+		return native.DefaultConfig()
+	}
+	c, err := b.Agents.Load(ctx, agentID)
+	if err != nil {
+		if !errors.Is(err, agents.ErrNotFound) {
+			b.log.Warn("agent config not loaded; running with the default", "agent", agentID, "err", err)
+		}
+		return native.DefaultConfig()
+	}
+	out := native.AgentConfig{
+		SystemPrompt: c.SystemPrompt, PrimaryProvider: c.PrimaryProvider, PrimaryModel: c.PrimaryModel,
+		EnvVar: c.EnvVar, MaxTurns: c.MaxTurns, BudgetUSD: c.BudgetUSD,
+		Tools: native.ToolSwitches{Memory: c.Tools.Memory, Tools: c.Tools.Tools, TeamChat: c.Tools.Teamchat, Shell: c.Tools.Shell,
+			Tasks: native.TasksAccess(c.Tools.Tasks)},
+	}
+	for _, f := range c.Fallbacks {
+		out.Fallbacks = append(out.Fallbacks, native.Fallback{Provider: f.Provider, Model: f.Model})
+	}
+	return out
+}
+
+// nativeRouter resolves the primary's and the fallbacks' keys and routes
+// over them (keyless Ollama always counts).
+func (b *Backend) nativeRouter(ctx context.Context, cfg native.AgentConfig, getenv func(string) string) (llm.Provider, error) {
+	key := func(provider, envVar string) string {
+		if envVar == "" {
+			envVar = llm.EnvVarFor(provider)
+		}
+		if envVar == "" {
+			return ""
+		}
+		k, _ := b.Vault.Resolve(ctx, string(executor.Native), envVar)
+		return k
+	}
+	cands := []llm.Candidate{{Provider: cfg.PrimaryProvider, Model: cfg.PrimaryModel, Key: key(cfg.PrimaryProvider, cfg.EnvVar)}}
+	for _, f := range cfg.Fallbacks {
+		cands = append(cands, llm.Candidate{Provider: f.Provider, Model: f.Model, Key: key(f.Provider, "")})
+	}
+	r, err := llm.NewRouter(cands, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return routed{r}, nil
+}
+
+// nativeReady is the runtime's health: any provider key present, or an
+// Ollama base URL, as the catalog counts them. No network call.
+func (b *Backend) nativeReady() bool {
+	if b.Vault == nil {
+		return false
+	}
+	for _, p := range config.Providers {
+		slot := p.EnvVar
+		if p.Keyless() {
+			slot = p.BaseURLEnv
+		}
+		if b.Vault.Presence(string(executor.Native), slot) != vault.SourceNone {
+			return true
+		}
+	}
+	return false
+}
+
+// routed presents llm's Router as the provider the native loop calls: it
+// reports who served each turn and takes model changes.
+type routed struct{ r *llm.Router }
+
+func (p routed) ID() string        { return p.r.Current().Provider }
+func (p routed) SetModel(m string) { p.r.SetModel(m) }
+
+func (p routed) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
+	s, err := p.r.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return servedStream{s}, nil
+}
+
+type servedStream struct{ *llm.RoutedStream }
+
+func (s servedStream) ServedBy() (provider, model string) {
+	v := s.Served()
+	return v.Provider, v.Model
+}
