@@ -163,6 +163,14 @@ describe('agents', { timeout: 60_000 }, () => {
       // The link goes to the Runtimes page.
       await r.getByTestId('agent-connect-link').click();
       await page.getByTestId('vault-status').waitFor();
+
+      // Connecting the key (here through the API) clears the badge live.
+      await page.goto(`${server.url}/#/agents/${id}`);
+      await row(page, id).waitFor();
+      await api('POST', '/api/runtimes/clawboo-native/connect', { provider: 'anthropic', apiKey: `sk-ant-api03-${'a'.repeat(48)}` });
+      await page.waitForSelector(`[data-testid="agent-row"][data-agent-id="${id}"][data-ready="true"]`, { timeout: 10_000 });
+      assert.equal(await row(page, id).getByTestId('agent-provider-badge').count(), 0);
+      assert.equal(await page.getByTestId('agent-detail-badge').count(), 0);
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../lib/api/agentTypes';
 import { formFromAgent, modelAfterProviderChange, newForm, parseBudget, tasksFromWire, tasksToWire, toInput } from './agentForm';
-import { connectedProviders, defaultModel, initialProvider, PROVIDERS } from './providers';
+import { connectedProviders, defaultModel, initialProvider, notReadyWords, PROVIDERS } from './providers';
 import type { RuntimeEntry } from '../../lib/api/types';
 
 const nativeAgent: Agent = {
@@ -39,6 +39,13 @@ describe('providers', () => {
     expect(defaultModel('ollama')).toBe('llama3.2');
     expect(defaultModel('google')).toBe('gemini-2.0-flash');
     expect(defaultModel('nope')).toBe('');
+  });
+
+  it('says what a not-ready agent lacks', () => {
+    expect(notReadyWords({ runtime: 'clawboo-native', provider: 'anthropic' })).toBe("Anthropic key isn't connected");
+    expect(notReadyWords({ runtime: 'clawboo-native', provider: 'ollama' })).toBe("Ollama (local) isn't set up");
+    expect(notReadyWords({ runtime: 'clawboo-native', provider: 'acme' })).toBe("provider 'acme' is unknown");
+    expect(notReadyWords({ runtime: 'codex', provider: '' })).toBe("codex isn't connected");
   });
 
   it('reads connected keys from the native runtime entry', () => {

@@ -3,6 +3,7 @@
 // (backend/agents/config.go defaultModels), and which have a key connected
 // (the clawboo-native runtime entry's `keys`).
 
+import type { Agent } from '../../lib/api/agentTypes';
 import type { RuntimeEntry } from '../../lib/api/types';
 import { NATIVE_RUNTIME_ID } from '../runtimes/catalog';
 
@@ -54,4 +55,12 @@ export function connectedProviders(runtimes: readonly RuntimeEntry[]): Set<strin
 /** The provider a new agent's form starts on: the first connected one, else Anthropic. */
 export function initialProvider(connected: ReadonlySet<string>): string {
   return PROVIDERS.find((p) => connected.has(p.id))?.id ?? DEFAULT_PROVIDER;
+}
+
+/** What an agent whose provider is not ready lacks, in words ("Anthropic key isn't connected"). */
+export function notReadyWords(a: Pick<Agent, 'runtime' | 'provider'>): string {
+  if (a.runtime !== NATIVE_RUNTIME_ID) return `${a.runtime} isn't connected`;
+  const p = providerInfo(a.provider);
+  if (!p) return `provider '${a.provider}' is unknown`;
+  return p.envVar ? `${p.name} key isn't connected` : `${p.name} isn't set up`;
 }
