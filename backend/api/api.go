@@ -130,6 +130,8 @@ func (a *API) routes() {
 	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})
 	a.mux.Handle("/api/runs/{id}/events", methods{"GET": a.runEvents})
 	a.mux.Handle("/api/runs/{id}/abort", methods{"POST": a.abortRun})
+	a.mux.Handle("/api/runs/{id}/steer", methods{"POST": a.steerRun})
+	a.mux.Handle("/api/runs/{id}/model", methods{"POST": a.setRunModel})
 	a.mux.Handle("/api/events", methods{"GET": a.liveUpdates})
 	a.mux.Handle("/api/board", methods{"GET": a.listTasks, "POST": a.createTask})
 	a.mux.Handle("/api/board/{id}", methods{"GET": a.getTask, "PATCH": a.patchTask})

@@ -42,7 +42,8 @@ type liveRun struct {
 	task *taskCtx // nil for an ad-hoc run
 
 	mu   sync.Mutex
-	view store.Run // the ledger row as the host knows it
+	view store.Run    // the ledger row as the host knows it
+	rt   executor.Run // the runtime's handle once started (for steer and model changes)
 
 	finished  chan struct{}
 	final     store.Run
@@ -161,6 +162,7 @@ func (l *liveRun) drive() {
 	}
 	started := s.opts.Now().UnixMilli()
 	l.mu.Lock()
+	l.rt = run
 	l.view.Status = store.RunRunning
 	l.view.StartedAt = &started
 	l.mu.Unlock()
