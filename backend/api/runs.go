@@ -41,6 +41,9 @@ type runResult struct {
 	// A task run also says where the task ended up.
 	Task         *board.Task `json:"task,omitempty"`
 	UsedWorktree bool        `json:"usedWorktree,omitempty"`
+	// SuccessorRunID continues the task in a fresh session after this run
+	// reached its turn limit.
+	SuccessorRunID string `json:"successorRunId,omitempty"`
 }
 
 func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +125,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	res := runResult{
 		OK: run.Status == store.RunSucceeded, RunID: run.ID, RuntimeID: run.RuntimeID, DoneReason: run.DoneReason,
 		Status: run.Status, Summary: run.Summary, Error: run.Error, CostUSD: run.CostUSD, CostKind: run.CostKind,
-		Task: h.Task(),
+		Task: h.Task(), SuccessorRunID: h.Successor(),
 	}
 	if res.Task != nil && a.opts.Board != nil {
 		_, err := a.opts.Board.Worktree(r.Context(), res.Task.ID)

@@ -48,6 +48,7 @@ type liveRun struct {
 	finished  chan struct{}
 	final     store.Run
 	taskFinal *board.Task // the task as the run left it (task runs)
+	successor string      // the run that continues this task after a turn limit
 }
 
 func newLiveRun(s *Supervisor, id string, a executor.Adapter, p StartParams, now int64) *liveRun {

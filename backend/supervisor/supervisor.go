@@ -149,7 +149,8 @@ type StartParams struct {
 	// 1:1 chat is "agent:<id>:chat"); a task run's is always "task:<id>".
 	SessionKey string
 
-	workDir string // the task's worktree, set by the runner
+	workDir    string // the task's worktree, set by the runner
+	generation int    // successors since the first run of this task hit its turn limit
 }
 
 // Handle lets a caller wait for a run it started.
@@ -167,6 +168,14 @@ func (h *Handle) Wait(ctx context.Context) (store.Run, error) {
 	case <-ctx.Done():
 		return store.Run{}, ctx.Err()
 	}
+}
+
+// Successor is the run that continues this task in a fresh session after
+// this one reached its turn limit ("" when none), once Wait has returned.
+func (h *Handle) Successor() string {
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	return h.live.successor
 }
 
 // Task is the board task as the run left it, once Wait has returned (nil

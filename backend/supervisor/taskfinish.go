@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
+	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -34,6 +35,10 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		l.mu.Lock()
 		l.taskFinal = &t
 		l.mu.Unlock()
+	}
+	if o.done != nil && o.done.Reason == executor.DoneMaxTurns && run.Status == store.RunSucceeded &&
+		l.params.generation < MaxSuccessors && l.continueInSuccessor(finish) {
+		return
 	}
 	if run.Status != store.RunSucceeded {
 		why := "The run did not finish: " + firstNonEmpty(run.Error, run.Summary, run.Status) + "."
@@ -145,4 +150,35 @@ func (l *liveRun) pauseWorktree() {
 		return
 	}
 	_ = l.s.opts.Board.SetWorktreeStatus(ctx, l.task.task.ID, "paused")
+}
+
+// MaxSuccessors bounds how many fresh sessions continue a task whose run
+// reached its turn limit, so a task that never converges stops costing.
+const MaxSuccessors = 3
+
+// continueInSuccessor hands a task whose run hit its turn limit to a fresh
+// session of the same agent on the same runtime: the work so far is
+// committed to the task's branch, the task goes back to todo with a note,
+// and a successor run claims it again. The runtime carries its own handoff
+// note across (the session key is the task's). It reports false when the
+// successor could not start, leaving the caller to finish as usual.
+func (l *liveRun) continueInSuccessor(finish func(board.Outcome)) bool {
+	s := l.s
+	gen := l.params.generation + 1
+	l.pauseWorktree()
+	finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system",
+		Body: fmt.Sprintf("The run reached its turn limit; continuing in a fresh session (%d of %d) from its handoff note.", gen, MaxSuccessors)}})
+	p := l.params
+	p.Message = "Continue this task from where the previous session stopped; its handoff note is in your context."
+	p.workDir, p.generation = "", gen
+	h, err := s.Start(context.Background(), p)
+	if err != nil {
+		s.opts.Log.Warn("successor run not started", "task", l.task.task.ID, "err", err)
+		_, _ = s.opts.Board.AddComment(context.Background(), l.task.task.ID, newSystemComment("The successor session could not start: "+err.Error()))
+		return true // the task is already back in todo, which is the right place for it
+	}
+	l.mu.Lock()
+	l.successor = h.ID
+	l.mu.Unlock()
+	return true
 }
