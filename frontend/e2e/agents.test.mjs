@@ -249,10 +249,26 @@ describe('agents', { timeout: 60_000 }, () => {
 
       // Delete, confirmed.
       await page.goto(`${server.url}/#/agents/${id}`);
+      await row(page, id).waitFor();
       await page.getByTestId('agent-delete').click();
       await page.getByTestId('agent-delete-confirm').click();
       await row(page, id).waitFor({ state: 'detached' });
       assert.equal(await page.evaluate(() => location.hash), '#/agents');
+
+      // The default provider for new native agents is recorded and starts the form.
+      await page.getByTestId('agent-default-provider').selectOption('google');
+      const deadline = Date.now() + 5_000;
+      while ((await api('GET', '/api/settings/default-native-provider')).provider !== 'google') {
+        assert.ok(Date.now() < deadline, 'the default provider was never recorded');
+        await page.waitForTimeout(50);
+      }
+      await page.getByTestId('new-agent').click();
+      await page.getByTestId('agent-dialog').waitFor();
+      assert.equal(await page.getByTestId('agent-provider').inputValue(), 'google');
+      assert.equal(await page.getByTestId('agent-model').inputValue(), 'gemini-2.0-flash');
+      await page.getByTestId('agent-cancel').click();
+      await page.getByTestId('agent-dialog').waitFor({ state: 'hidden' });
+      await page.getByTestId('agent-default-provider').selectOption('');
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();

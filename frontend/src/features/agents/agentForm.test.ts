@@ -61,6 +61,8 @@ describe('providers', () => {
     expect([...c]).toEqual(['groq']);
     expect(initialProvider(c)).toBe('groq');
     expect(initialProvider(new Set())).toBe('anthropic');
+    expect(initialProvider(c, 'google')).toBe('google');
+    expect(initialProvider(c, 'acme')).toBe('groq');
   });
 });
 

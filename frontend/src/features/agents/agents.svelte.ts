@@ -11,6 +11,8 @@ export class AgentsStore {
   loaded = $state(false);
   /** The last list error, in words; "" when fine. */
   error = $state('');
+  /** The provider a new native agent starts on when set (GET /api/settings/default-native-provider). */
+  defaultProvider = $state<string | null>(null);
 
   private unsubscribe: (() => void)[] = [];
   private seq = 0;
@@ -33,9 +35,10 @@ export class AgentsStore {
   async load(): Promise<void> {
     const mine = ++this.seq;
     try {
-      const list = await this.api.listAgents();
+      const [list, def] = await Promise.all([this.api.agents.list(), this.api.agents.defaultProvider().catch(() => this.defaultProvider)]);
       if (mine !== this.seq) return; // a newer read (or a mutation) won
       this.list = list;
+      this.defaultProvider = def;
       this.loaded = true;
       this.error = '';
     } catch (err) {
@@ -47,20 +50,25 @@ export class AgentsStore {
     return this.list.find((a) => a.id === id);
   }
 
+  /** Records (or, with null, clears) the default native provider. */
+  async setDefaultProvider(provider: string | null): Promise<void> {
+    this.defaultProvider = await this.api.agents.setDefaultProvider(provider);
+  }
+
   async create(input: AgentInput): Promise<Agent> {
-    const a = await this.api.createAgent(input);
+    const a = await this.api.agents.create(input);
     this.put(a);
     return a;
   }
 
   async update(id: string, patch: AgentInput): Promise<Agent> {
-    const a = await this.api.patchAgent(id, patch);
+    const a = await this.api.agents.patch(id, patch);
     this.put(a);
     return a;
   }
 
   async remove(id: string): Promise<void> {
-    await this.api.deleteAgent(id);
+    await this.api.agents.remove(id);
     this.seq++;
     this.list = this.list.filter((a) => a.id !== id);
   }

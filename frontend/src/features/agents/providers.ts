@@ -52,8 +52,13 @@ export function connectedProviders(runtimes: readonly RuntimeEntry[]): Set<strin
   return new Set((native?.keys ?? []).filter((k) => k.connected).map((k) => k.id));
 }
 
-/** The provider a new agent's form starts on: the first connected one, else Anthropic. */
-export function initialProvider(connected: ReadonlySet<string>): string {
+/**
+ * The provider a new agent's form starts on, as the backend picks one
+ * (agents.PickProvider): the user's default, else the first connected one,
+ * else Anthropic.
+ */
+export function initialProvider(connected: ReadonlySet<string>, preferred: string | null = null): string {
+  if (preferred && providerInfo(preferred)) return preferred;
   return PROVIDERS.find((p) => connected.has(p.id))?.id ?? DEFAULT_PROVIDER;
 }
 

@@ -41,9 +41,26 @@ describe('agents client', () => {
       if (url.endsWith('/chat')) return new Response(JSON.stringify({ runId: 'r1' }), { status: 202 });
       return new Response(JSON.stringify({ error: 'name is required' }), { status: 400 });
     });
-    expect(await api.chatAgent('a b', '!ok hi')).toEqual({ runId: 'r1' });
+    expect(await api.agents.chat('a b', '!ok hi')).toEqual({ runId: 'r1' });
     expect(calls[0]![0]).toBe('/api/agents/a%20b/chat');
     expect(JSON.parse(String(calls[0]![1]?.body))).toEqual({ message: '!ok hi' });
-    await expect(api.createAgent({ name: '' })).rejects.toThrow('name is required');
+    await expect(api.agents.create({ name: '' })).rejects.toThrow('name is required');
+  });
+
+  it('reads and records the default native provider', async () => {
+    const seen: string[] = [];
+    const api = new ApiClient(async (url, init) => {
+      seen.push(`${init?.method} ${url} ${String(init?.body ?? '')}`);
+      const body = init?.body ? (JSON.parse(String(init.body)) as { provider: string | null }) : { provider: null };
+      return new Response(JSON.stringify(body), { status: 200 });
+    });
+    expect(await api.agents.defaultProvider()).toBeNull();
+    expect(await api.agents.setDefaultProvider('google')).toBe('google');
+    expect(await api.agents.setDefaultProvider(null)).toBeNull();
+    expect(seen).toEqual([
+      'GET /api/settings/default-native-provider ',
+      'PUT /api/settings/default-native-provider {"provider":"google"}',
+      'PUT /api/settings/default-native-provider {"provider":null}',
+    ]);
   });
 });

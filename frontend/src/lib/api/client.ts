@@ -47,8 +47,7 @@ import type {
   TaskStatus,
   WorktreeUsage,
 } from './boardTypes';
-import { decodeAgentAnswer, decodeAgents } from './agentDecode';
-import type { Agent, AgentInput } from './agentTypes';
+import { AgentsApi } from './agentClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
@@ -68,14 +67,15 @@ export { ApiError, describeError, errorFromResponse, isAbort, type FetchFn } fro
 
 const rt = (id: string): string => `/api/runtimes/${encodeURIComponent(id)}`;
 const task = (id: string): string => `/api/board/${encodeURIComponent(id)}`;
-const agentUrl = (id: string): string => `/api/agents/${encodeURIComponent(id)}`;
 const budgetUrl = (scope: BudgetScope, id: string): string =>
   `/api/budgets/${encodeURIComponent(scope)}/${encodeURIComponent(id)}`;
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export class ApiClient {
   private readonly fetchFn: FetchFn;
+  /** Agents and their 1:1 chat (agentClient.ts). */
+  readonly agents = new AgentsApi((method, path, body, signal) => this.request(method, path, body, signal));
 
   constructor(fetchFn?: FetchFn) {
     // Bind lazily so tests can swap globalThis.fetch and so `this` is right.
@@ -231,35 +231,6 @@ export class ApiClient {
   async browseRepos(path?: string, signal?: AbortSignal): Promise<BrowseListing> {
     const qs = path ? `?path=${encodeURIComponent(path)}` : '';
     return decodeBrowse(await this.request('GET', `/api/repos/browse${qs}`, undefined, signal));
-  }
-
-  // ---- agents ----
-
-  async listAgents(signal?: AbortSignal): Promise<Agent[]> {
-    return decodeAgents(await this.request('GET', '/api/agents', undefined, signal));
-  }
-
-  async getAgent(id: string, signal?: AbortSignal): Promise<Agent> {
-    return decodeAgentAnswer(await this.request('GET', agentUrl(id), undefined, signal));
-  }
-
-  /** Creates an agent; a refused input rejects with the backend's words (400). */
-  async createAgent(req: AgentInput): Promise<Agent> {
-    return decodeAgentAnswer(await this.request('POST', '/api/agents', req));
-  }
-
-  async patchAgent(id: string, patch: AgentInput): Promise<Agent> {
-    return decodeAgentAnswer(await this.request('PATCH', agentUrl(id), patch));
-  }
-
-  /** Deletes an agent; 409 while it has a live run. */
-  async deleteAgent(id: string): Promise<void> {
-    await this.request('DELETE', agentUrl(id));
-  }
-
-  /** Starts one turn of the agent's 1:1 chat and returns the run's id; stream it like any run. */
-  async chatAgent(id: string, message: string): Promise<{ runId: string }> {
-    return decodeStartRun(await this.request('POST', `${agentUrl(id)}/chat`, { message }));
   }
 
   // ---- spend and budgets ----
