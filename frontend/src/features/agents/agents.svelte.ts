@@ -16,6 +16,7 @@ export class AgentsStore {
 
   private unsubscribe: (() => void)[] = [];
   private seq = 0;
+  private soon: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly api: ApiClient,
@@ -24,12 +25,19 @@ export class AgentsStore {
 
   start(): void {
     if (!this.live || this.unsubscribe.length) return;
-    this.unsubscribe = [this.live.onOpen(() => void this.load()), this.live.on('runtimes', () => void this.load())];
+    this.unsubscribe = [this.live.onOpen(() => void this.load()), this.live.on('runtimes', () => this.loadSoon())];
   }
 
   stop(): void {
     for (const off of this.unsubscribe) off();
     this.unsubscribe = [];
+    clearTimeout(this.soon);
+  }
+
+  /** One re-read for a burst of runtimes events (an install or a connect sends several). */
+  private loadSoon(): void {
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => void this.load(), 150);
   }
 
   async load(): Promise<void> {
