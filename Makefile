@@ -103,7 +103,7 @@ test-desktop: build
 
 bench: build-headless
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backend/perf/ -clawboo $(CURDIR)/$(BIN)/clawboo-headless
-	$(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/
+	$(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/native/
 
 clean:
 	rm -rf $(BIN)
