@@ -127,3 +127,17 @@ func isStd(pkg string) bool {
 	first := strings.SplitN(pkg, "/", 2)[0]
 	return !strings.Contains(first, ".")
 }
+
+// TestArchMCPGoIsConfined keeps mark3labs/mcp-go inside backend/mcp (test
+// code may use its client to act as a real MCP client).
+func TestArchMCPGoIsConfined(t *testing.T) {
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		for _, dep := range fields[1:] {
+			if strings.HasPrefix(dep, "github.com/mark3labs/mcp-go") && pkg != "backend/mcp" {
+				t.Errorf("%s imports %s: only backend/mcp may", pkg, dep)
+			}
+		}
+	}
+}

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/clawboo/desktop/backend/llm"
 	"github.com/clawboo/desktop/backend/mcp"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // ResultCap bounds a tool result kept in the transcript and sent back to
@@ -71,7 +69,7 @@ func buildTools(ctx context.Context, hub *mcp.Hub, workDir string, cfg AgentConf
 				continue
 			}
 			ts.sessions = append(ts.sessions, s)
-			tools, err := s.ListTools(ctx)
+			tools, err := s.Tools(ctx)
 			if err != nil {
 				warns = append(warns, fmt.Sprintf("clawboo-%s listed no tools: %v", name, err))
 				continue
@@ -82,25 +80,12 @@ func buildTools(ctx context.Context, hub *mcp.Hub, workDir string, cfg AgentConf
 				}
 				seen[t.Name] = true
 				ts.route[t.Name] = s
-				ts.defs = append(ts.defs, llm.Tool{Name: t.Name, Description: t.Description, InputSchema: schemaOf(t)})
+				ts.defs = append(ts.defs, llm.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 			}
 		}
 	}
 	sort.Slice(ts.defs, func(i, j int) bool { return ts.defs[i].Name < ts.defs[j].Name })
 	return ts, warns, nil
-}
-
-// schemaOf is a tool's input schema as JSON (map keys sorted, so the
-// bytes are stable).
-func schemaOf(t mcpgo.Tool) json.RawMessage {
-	if len(t.RawInputSchema) > 0 {
-		return t.RawInputSchema
-	}
-	b, err := json.Marshal(t.InputSchema)
-	if err != nil || string(b) == "null" {
-		return json.RawMessage(`{"type":"object"}`)
-	}
-	return b
 }
 
 func (ts *toolset) close() {
@@ -139,35 +124,11 @@ func (ts *toolset) call(ctx context.Context, c llm.ToolCall) toolOutcome {
 			return toolOutcome{out: "invalid arguments: the input must be a JSON object", isErr: true}
 		}
 	}
-	res, err := s.CallTool(ctx, c.Name, args)
+	res, err := s.Call(ctx, c.Name, args)
 	if err != nil {
 		return toolOutcome{out: "tool call failed: " + err.Error(), isErr: true}
 	}
-	o := toolOutcome{out: capText(resultText(res)), isErr: res.IsError}
-	if res.Meta != nil {
-		if d, ok := res.Meta.AdditionalFields["denied"].(string); ok {
-			o.denied = d
-		}
-	}
-	return o
-}
-
-// resultText joins a result's text blocks; other content is shown as JSON.
-func resultText(res *mcpgo.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := mcpgo.AsTextContent(c); ok {
-			parts = append(parts, t.Text)
-			continue
-		}
-		b, _ := json.Marshal(c)
-		parts = append(parts, string(b))
-	}
-	if len(parts) == 0 && res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		parts = append(parts, string(b))
-	}
-	return strings.Join(parts, "\n")
+	return toolOutcome{out: capText(res.Text), isErr: res.IsError, denied: res.Denied}
 }
 
 func capText(s string) string {
