@@ -123,7 +123,34 @@ describe('agents', { timeout: 60_000 }, () => {
 
       await page.getByTestId('agent-system-prompt').fill('You review pull requests.');
       await page.getByTestId('agent-tool-tasks').selectOption('full');
-      await page.getByTestId('agent-tool-shell').check();
+      // The shell switch asks first, in the seed's words; cancelling leaves it off.
+      const shellSwitch = page.getByTestId('agent-shell-switch');
+      const confirm = page.getByTestId('shell-confirm');
+      assert.match(await dialog.textContent(), /Let this Boo ask to run commands/);
+      assert.match(
+        await dialog.textContent(),
+        /You are asked before every command\. Nothing is remembered, so a command you allowed once will ask again the next time\./,
+      );
+      await shellSwitch.click();
+      await confirm.waitFor();
+      assert.equal(await confirm.getByRole('heading').textContent(), 'Let this Boo ask to run commands?');
+      assert.match(
+        await confirm.textContent(),
+        /It will be able to propose running programs on this computer\. You are asked to approve every command before it runs, and nothing is remembered, so you will see each one\./,
+      );
+      assert.equal((await page.getByTestId('shell-confirm-allow').textContent()).trim(), 'Allow it to ask');
+      await page.getByTestId('shell-confirm-cancel').click();
+      await confirm.waitFor({ state: 'hidden' });
+      assert.equal(await shellSwitch.isChecked(), false);
+      assert.equal(await page.getByTestId('shell-note').count(), 0);
+      await shellSwitch.click();
+      await page.getByTestId('shell-confirm-allow').click();
+      await confirm.waitFor({ state: 'hidden' });
+      assert.equal(await shellSwitch.isChecked(), true);
+      assert.equal(
+        await page.getByTestId('shell-note').textContent(),
+        'Commands run in this Boo\u2019s working folder, as you, with access to the network. One program at a time: it cannot use pipes, redirects, or a shell.',
+      );
       await page.getByTestId('agent-max-turns').fill('24');
       await page.getByTestId('agent-budget').fill('1.5');
       await save(page);

@@ -31,8 +31,13 @@ describe('routes', () => {
     expect(parseHash('#agents/a%20b/extra')).toEqual({ page: 'agents', agentId: 'a b' });
   });
 
+  it('parses the approvals page', () => {
+    expect(parseHash('#/approvals')).toEqual({ page: 'approvals' });
+    expect(parseHash('#approvals/anything')).toEqual({ page: 'approvals' });
+  });
+
   it('round-trips', () => {
-    for (const h of ['#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
+    for (const h of ['#/approvals', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
       expect(routeHash(parseHash(h))).toBe(h);
     }
   });

@@ -1,5 +1,5 @@
 // Hash routes: #/runs, #/runs/<id>, #/runtimes, #/board, #/board/<taskId>
-// (the task's drawer open), #/spend, #/agents, #/agents/<agentId> (its chat). Hash routing needs nothing from the
+// (the task's drawer open), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals. Hash routing needs nothing from the
 // server and works the same at wails://wails/ and over HTTP.
 
 export type Route =
@@ -7,7 +7,8 @@ export type Route =
   | { page: 'runtimes' }
   | { page: 'board'; taskId: string | null }
   | { page: 'spend' }
-  | { page: 'agents'; agentId: string | null };
+  | { page: 'agents'; agentId: string | null }
+  | { page: 'approvals' };
 
 function decodeId(raw: string): string {
   try {
@@ -27,6 +28,8 @@ export function parseHash(hash: string): Route {
       return { page: 'runtimes' };
     case 'spend':
       return { page: 'spend' };
+    case 'approvals':
+      return { page: 'approvals' };
     case 'board':
       return { page: 'board', taskId: id };
     case 'agents':
@@ -46,6 +49,8 @@ export function routeHash(r: Route): string {
       return '#/runtimes';
     case 'spend':
       return '#/spend';
+    case 'approvals':
+      return '#/approvals';
     case 'agents':
       return r.agentId ? `#/agents/${encodeURIComponent(r.agentId)}` : '#/agents';
     case 'board':

@@ -48,6 +48,7 @@ import type {
   WorktreeUsage,
 } from './boardTypes';
 import { AgentsApi } from './agentClient';
+import { ApprovalsApi } from './approvalClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
@@ -76,6 +77,8 @@ export class ApiClient {
   private readonly fetchFn: FetchFn;
   /** Agents and their 1:1 chat (agentClient.ts). */
   readonly agents = new AgentsApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** The approvals queue (approvalClient.ts). */
+  readonly approvals = new ApprovalsApi((method, path, body, signal) => this.request(method, path, body, signal));
 
   constructor(fetchFn?: FetchFn) {
     // Bind lazily so tests can swap globalThis.fetch and so `this` is right.

@@ -1,0 +1,128 @@
+// The pending approvals, kept live by the lifecycle stream's "approval"
+// events and re-read on every (re)connect. One store for the whole app: the
+// Approvals view, the sidebar badge and the cards in run panes share it.
+
+import { getContext, setContext } from 'svelte';
+import { ApiError, describeError, type ApiClient } from '../../lib/api/client';
+import { decodeApprovalEvent } from '../../lib/api/approvalDecode';
+import type { ApprovalDecision, ApprovalRequest } from '../../lib/api/approvalTypes';
+import type { LiveEvents } from '../../lib/live.svelte';
+import { applyEvent, pendingList } from './approvalView';
+
+/** What became of this page's own answer to a card. */
+export interface AnswerState {
+  busy: ApprovalDecision | null;
+  /** "" while fine; "already answered" after a 409; otherwise the error in words. */
+  error: string;
+}
+
+/** How long a card answered elsewhere stays up to say so after a 409. */
+const CONFLICT_SHOWN_MS = 6_000;
+
+export class ApprovalsStore {
+  /** Pending requests, oldest first. */
+  pending = $state.raw<ApprovalRequest[]>([]);
+  /** Requests this page tried to answer too late: shown with "already answered" for a moment. */
+  conflicted = $state.raw<ApprovalRequest[]>([]);
+  answers = $state<Record<string, AnswerState>>({});
+  loaded = $state(false);
+  error = $state('');
+
+  private unsubscribe: (() => void)[] = [];
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly live: LiveEvents,
+  ) {}
+
+  /** What the cards show: the pending requests, plus those a 409 just told us about. */
+  get shown(): ApprovalRequest[] {
+    if (this.conflicted.length === 0) return this.pending;
+    const ids = new Set(this.pending.map((r) => r.id));
+    return [...this.pending, ...this.conflicted.filter((r) => !ids.has(r.id))];
+  }
+
+  start(): void {
+    if (this.unsubscribe.length) return;
+    this.unsubscribe = [
+      this.live.onOpen(() => void this.refresh()),
+      this.live.on('approval', (data) => {
+        this.pending = applyEvent(this.pending, decodeApprovalEvent(JSON.parse(data)));
+      }),
+    ];
+  }
+
+  stop(): void {
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
+    clearTimeout(this.retry);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.pending = pendingList(await this.api.approvals.pending());
+      this.loaded = true;
+      this.error = '';
+    } catch (err) {
+      this.error = describeError(err);
+      clearTimeout(this.retry);
+      if (this.unsubscribe.length) this.retry = setTimeout(() => void this.refresh(), 3_000);
+    }
+  }
+
+  answer(id: string): AnswerState {
+    return this.answers[id] ?? { busy: null, error: '' };
+  }
+
+  /** Answers a request from the page. A 409 means someone (or the clock) answered first. */
+  async resolve(id: string, decision: ApprovalDecision): Promise<void> {
+    if (this.answers[id]?.busy) return;
+    this.answers[id] = { busy: decision, error: '' };
+    const req = this.pending.find((r) => r.id === id);
+    try {
+      const done = await this.api.approvals.resolve(id, decision);
+      this.pending = this.pending.filter((r) => r.id !== done.id);
+      delete this.answers[id];
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409) {
+        this.answers[id] = { busy: null, error: 'already answered' };
+        this.pending = this.pending.filter((r) => r.id !== id);
+        if (req) {
+          this.conflicted = [...this.conflicted.filter((r) => r.id !== id), { ...req, status: 'expired' }];
+          const t = setTimeout(() => {
+            this.timers.delete(t);
+            this.dismiss(id);
+          }, CONFLICT_SHOWN_MS);
+          this.timers.add(t);
+        }
+      } else if (err instanceof ApiError && err.status === 404) {
+        this.answers[id] = { busy: null, error: 'this request no longer exists' };
+        this.pending = this.pending.filter((r) => r.id !== id);
+      } else {
+        this.answers[id] = { busy: null, error: describeError(err) };
+      }
+    }
+  }
+
+  /** Takes a conflicted card down. */
+  dismiss(id: string): void {
+    this.conflicted = this.conflicted.filter((r) => r.id !== id);
+    delete this.answers[id];
+  }
+}
+
+const KEY = Symbol('approvals');
+
+/** Makes the store reachable from any run pane below the caller (App). */
+export function provideApprovals(store: ApprovalsStore): void {
+  setContext(KEY, store);
+}
+
+/** The app's approvals store, or null outside the app (a component test, say). */
+export function useApprovals(): ApprovalsStore | null {
+  return getContext<ApprovalsStore | undefined>(KEY) ?? null;
+}

@@ -1,0 +1,40 @@
+// The approvals queue's wire types (backend/approval, backend/api/approvals.go).
+// Times are Unix milliseconds.
+
+export type ApprovalKind = 'tool' | 'command';
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+/** What the page sends; the backend also takes "allow" as a synonym of "approve". */
+export type ApprovalDecision = 'approve' | 'deny';
+
+/** One question put to a person: a tool call on clawboo-tools, or a native run's command. */
+export interface ApprovalRequest {
+  id: string;
+  kind: ApprovalKind;
+  title: string;
+  /** The tool's name (kind tool). */
+  tool?: string;
+  /** The command line as a person should read it (kind command). */
+  command?: string;
+  /** The arguments, already scrubbed. */
+  args?: string;
+  folder?: string;
+  agentId?: string;
+  teamId?: string;
+  taskId?: string;
+  runId?: string;
+  /** The agent's own account of why it needs this. */
+  reason?: string;
+  risk?: string;
+  status: ApprovalStatus;
+  createdAt: number;
+  expiresAt: number;
+  resolvedAt?: number;
+  resolvedBy?: string;
+  note?: string;
+}
+
+/** An "approval" event of GET /api/events. */
+export interface ApprovalEvent {
+  kind: 'requested' | 'resolved';
+  approval: ApprovalRequest;
+}
