@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 
 	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/llm"
@@ -28,7 +30,37 @@ func (b *Backend) openNative(opts Options) *native.Adapter {
 			return b.nativeRouter(ctx, cfg, getenv)
 		},
 		Ready: b.nativeReady,
+		Ask:   b.askCommand,
 	})
+}
+
+// askCommand puts a native run's run_command to a person through the
+// approvals queue (kind "command", answerable for 10 minutes). No queue,
+// or a request that cannot be recorded, is an error: the adapter reads it
+// as "not asked", never as allowed.
+func (b *Backend) askCommand(ctx context.Context, r native.AskRequest) (native.AskAnswer, error) {
+	if b.Approvals == nil {
+		return native.AskAnswer{}, errors.New("the approvals queue is not running")
+	}
+	prog := ""
+	if len(r.Argv) > 0 {
+		prog = filepath.Base(r.Argv[0])
+	}
+	got, err := b.Approvals.Ask(ctx, approval.Request{
+		Kind: approval.KindCommand, Title: "Run " + prog, Command: r.Command, Folder: r.Folder,
+		AgentID: r.AgentID, TeamID: r.TeamID, TaskID: r.TaskID, RunID: r.RunID, Reason: r.Why,
+	}, approval.DefaultTTL)
+	if err != nil {
+		return native.AskAnswer{}, err
+	}
+	switch got.Status {
+	case approval.Approved:
+		return native.AskAnswer{Outcome: native.AskAllowed, Note: got.Note}, nil
+	case approval.Denied:
+		return native.AskAnswer{Outcome: native.AskDenied, Note: got.Note}, nil
+	default:
+		return native.AskAnswer{Outcome: native.AskExpired, Note: got.Note}, nil
+	}
 }
 
 // nativeConfig is an agent's config as the adapter reads it; an unknown

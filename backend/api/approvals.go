@@ -63,8 +63,11 @@ func (a *API) resolveApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := approval.Decision(body.Decision)
+	if d == "allow" { // issue 7's wording; "approve" keeps working
+		d = approval.Approve
+	}
 	if d != approval.Approve && d != approval.Deny {
-		writeError(w, http.StatusBadRequest, `decision must be "approve" or "deny"`)
+		writeError(w, http.StatusBadRequest, `decision must be "allow" (or "approve") or "deny"`)
 		return
 	}
 	by := "api"

@@ -133,6 +133,23 @@ func TestApprovalsAPI(t *testing.T) {
 	}
 }
 
+// "allow" is a synonym of "approve"; the first answer still wins.
+func TestApprovalsAPIAllowSynonym(t *testing.T) {
+	f, q := withApprovals(t, nil)
+	done := askAsync(q, time.Minute)
+	id := pendingIDs(t, f, 1)[0]
+	code, _, b := f.do(t, "POST", "/api/approvals/"+id+"/resolve", `{"decision":"allow","by":"page"}`)
+	if got := decode[map[string]approval.Request](t, b)["approval"]; code != 200 || got.Status != approval.Approved {
+		t.Fatal(code, string(b))
+	}
+	if r := <-done; r.err != nil || !r.r.Allowed() {
+		t.Fatalf("%+v", r)
+	}
+	if code, _, b := f.do(t, "POST", "/api/approvals/"+id+"/resolve", `{"decision":"allow"}`); code != 409 {
+		t.Fatal(code, string(b))
+	}
+}
+
 func TestApprovalsWithoutQueue(t *testing.T) {
 	f := newFixture(t, nil)
 	if code, _, b := f.do(t, "GET", "/api/approvals", ""); code != 503 || errorOf(t, b) == "" {

@@ -57,8 +57,8 @@ type ToolSwitches struct {
 	Tools    bool        `json:"tools"`
 	Tasks    TasksAccess `json:"tasks"`
 	TeamChat bool        `json:"teamchat"`
-	// Shell is the run_command switch; absent means off. (Reserved: the
-	// tool itself is not built yet.)
+	// Shell is the run_command switch; absent means off (see shell.go for
+	// the tool's other preconditions).
 	Shell *bool `json:"shell,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -175,9 +176,13 @@ func (r *run) loop() {
 			r.finish(s, msgs, executor.DoneSuccess, t.text, "")
 			return
 		}
-		results, ok := r.runTools(t.calls)
+		results, ok, tripped := r.runTools(t.calls)
 		msgs = append(msgs, llm.Message{Role: llm.User, Content: results})
 		if !ok {
+			return
+		}
+		if tripped != "" {
+			r.finishError(s, msgs, "repeat_denial", tripped)
 			return
 		}
 		if !r.emit(executor.Status(executor.PhaseTurnComplete, "turn "+strconv.Itoa(n))) {
@@ -271,28 +276,47 @@ func (r *run) emitCost(t turn) bool {
 	})
 }
 
+// RepeatDenialLimit is how many policy denials in a row trip the run's
+// repeat-denial breaker (any tool; a result that is not a denial resets
+// the count).
+const RepeatDenialLimit = 2
+
 // runTools runs a turn's calls one after another. ok is false when the
-// stream ended under us (the host stopped reading).
-func (r *run) runTools(calls []llm.ToolCall) ([]llm.Block, bool) {
-	results := make([]llm.Block, 0, len(calls))
+// stream ended under us (the host stopped reading); tripped is the reason
+// when the repeat-denial breaker tripped (the rest of the turn's calls are
+// not run, and the run must end).
+func (r *run) runTools(calls []llm.ToolCall) (results []llm.Block, ok bool, tripped string) {
+	results = make([]llm.Block, 0, len(calls))
 	for _, c := range calls {
+		if tripped != "" {
+			results = append(results, llm.Block{Type: llm.ToolResult, ID: c.ID, Text: "not run: the run was stopped by the repeat-denial breaker", IsError: true})
+			continue
+		}
 		if r.isAborted() {
 			results = append(results, llm.Block{Type: llm.ToolResult, ID: c.ID, Text: "not run: the run was aborted", IsError: true})
 			continue
 		}
 		if !r.emit(executor.ToolCall(c.ID, c.Name, c.Input)) {
-			return results, false
+			return results, false, ""
 		}
 		o := r.tools.call(r.ctx, c)
 		if !r.emit(executor.ToolResult(c.ID, c.Name, o.out, o.isErr)) {
-			return results, false
+			return results, false, ""
 		}
 		if o.denied != "" && !r.emit(executor.Error("policy_denied", c.Name+": "+o.out, false)) {
-			return results, false
+			return results, false, ""
 		}
 		results = append(results, llm.Block{Type: llm.ToolResult, ID: c.ID, Text: o.out, IsError: o.isErr})
+		if o.denied == "" {
+			r.denyStreak = 0
+			continue
+		}
+		r.denyStreak++
+		if r.denyStreak >= RepeatDenialLimit {
+			tripped = fmt.Sprintf("stopped by the repeat-denial breaker: %d policy denials in a row (last: %s: %s)", r.denyStreak, c.Name, o.denied)
+		}
 	}
-	return results, true
+	return results, true, tripped
 }
 
 // finishError ends the run with a fatal error.

@@ -56,8 +56,16 @@ type Options struct {
 	// Ready reports, without a network call, whether any provider can be
 	// routed to; nil means not ready.
 	Ready func() bool
-	Now   func() time.Time
-	Log   *slog.Logger
+	// Ask puts a run_command to a person (the host wires the approvals
+	// queue) and blocks until they answer, the request expires, or ctx
+	// ends. nil means run_command is never offered.
+	Ask func(ctx context.Context, req AskRequest) (AskAnswer, error)
+	// CommandTimeout and CommandGrace override run_command's 5-minute
+	// limit and 3-second SIGTERM→SIGKILL grace (tests); zero means default.
+	CommandTimeout time.Duration
+	CommandGrace   time.Duration
+	Now            func() time.Time
+	Log            *slog.Logger
 }
 
 // Adapter is the clawboo-native runtime.
@@ -71,6 +79,12 @@ func New(o Options) *Adapter {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = CommandTimeout
+	}
+	if o.CommandGrace <= 0 {
+		o.CommandGrace = CommandGrace
+	}
 	return &Adapter{opts: o}
 }
 
@@ -80,11 +94,11 @@ func (*Adapter) ID() executor.ID { return executor.Native }
 // Name implements executor.Adapter.
 func (*Adapter) Name() string { return "Clawboo Native" }
 
-// Capabilities implements executor.Adapter. Tool approval is false until
-// run_command (the one native tool that asks) exists.
+// Capabilities implements executor.Adapter. Tool approval: run_command
+// asks a person before every command.
 func (*Adapter) Capabilities() executor.Capabilities {
 	return executor.Capabilities{
-		Streaming: true, MCP: true, Worktrees: true, Resume: true, Steering: true, ModelChange: true,
+		Streaming: true, MCP: true, Worktrees: true, Resume: true, ToolApproval: true, Steering: true, ModelChange: true,
 		RuntimeClass: executor.NativeClass, ContextWindow: 200000,
 		Models: []string{"claude-haiku-4-5", "claude-sonnet-4-6", "gpt-4o-mini", "gpt-4o"},
 	}
@@ -115,17 +129,37 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		model = m
 	}
 	binding := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, ReadOnly: cfg.Tools.Tasks == TasksRead}
-	tools, warns, err := buildTools(ctx, a.opts.Hub, req.WorkDir, cfg, binding)
+	var r *run
+	var shell *shellTool
+	if shellAvailable(cfg, req.WorkDir, a.opts.Ask) {
+		shell = &shellTool{
+			dir: req.WorkDir, ask: a.opts.Ask, timeout: a.opts.CommandTimeout, grace: a.opts.CommandGrace,
+			environ: commandEnv,
+			info: AskRequest{Folder: req.WorkDir, AgentID: req.AgentID, TeamID: req.TeamID,
+				TaskID: taskOf(req.SessionKey), RunID: string(req.RunID)},
+			emit: func(ev executor.Event) bool { return r.emit(ev) },
+		}
+	}
+	tools, warns, err := buildTools(ctx, a.opts.Hub, req.WorkDir, cfg, binding, shell)
 	if err != nil {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	r := &run{
+	r = &run{
 		a: a, req: req, cfg: cfg, model: model, tools: tools, warns: warns,
 		em: req.Emitter, ctx: runCtx, cancel: cancel,
 	}
 	r.em.Go(r.loop)
 	return r, nil
+}
+
+// taskOf is the board task of a run's session key ("task:<id>"), if any.
+func taskOf(sessionKey string) string {
+	id, ok := strings.CutPrefix(sessionKey, "task:")
+	if !ok {
+		return ""
+	}
+	return id
 }
 
 // run is one live native run.
@@ -145,6 +179,9 @@ type run struct {
 	pending   []string // steers and context notes for the next turn
 	aborted   bool
 	ended     bool
+	// denyStreak counts policy denials in a row; the second trips the
+	// repeat-denial breaker.
+	denyStreak int
 }
 
 func (r *run) ID() executor.RunID            { return r.em.RunID() }

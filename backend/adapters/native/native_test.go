@@ -17,7 +17,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		shellHelper(os.Args[2:]) // run_command tests run this binary as the command
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestContract(t *testing.T) {
 	executortest.RunContract(t, executortest.Harness{
@@ -38,7 +44,7 @@ func TestContract(t *testing.T) {
 func TestCapabilitiesAndHealth(t *testing.T) {
 	a := New(Options{})
 	c := a.Capabilities()
-	if !c.Streaming || !c.MCP || !c.Worktrees || !c.Resume || !c.Steering || !c.ModelChange || c.ToolApproval || c.RuntimeClass != executor.NativeClass {
+	if !c.Streaming || !c.MCP || !c.Worktrees || !c.Resume || !c.Steering || !c.ModelChange || !c.ToolApproval || c.RuntimeClass != executor.NativeClass {
 		t.Fatalf("capabilities %+v", c)
 	}
 	if a.Health(context.Background()).OK {

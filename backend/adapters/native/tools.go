@@ -20,6 +20,7 @@ const ResultCap = 64 << 10
 // list a name wins. defs is sorted by name, a cache key.
 type toolset struct {
 	files    *fileTools
+	shell    *shellTool // run_command, when the run may have it
 	sessions []*mcp.Session
 	route    map[string]*mcp.Session
 	defs     []llm.Tool
@@ -46,10 +47,15 @@ func mcpServers(cfg AgentConfig, teamID, agentID string) []string {
 // buildTools opens what the run may use. A server that will not open is
 // skipped with a warning (the run goes on without it); warnings are
 // returned for the caller to report.
-func buildTools(ctx context.Context, hub *mcp.Hub, workDir string, cfg AgentConfig, b mcp.Binding) (*toolset, []string, error) {
-	ts := &toolset{route: map[string]*mcp.Session{}}
+func buildTools(ctx context.Context, hub *mcp.Hub, workDir string, cfg AgentConfig, b mcp.Binding, shell *shellTool) (*toolset, []string, error) {
+	ts := &toolset{route: map[string]*mcp.Session{}, shell: shell}
 	var warns []string
 	seen := map[string]bool{}
+	if shell != nil {
+		d := runCommandDef()
+		seen[d.Name] = true
+		ts.defs = append(ts.defs, d)
+	}
 	if workDir != "" {
 		f, err := openFileTools(workDir)
 		if err != nil {
@@ -109,6 +115,9 @@ type toolOutcome struct {
 
 // call runs one tool call.
 func (ts *toolset) call(ctx context.Context, c llm.ToolCall) toolOutcome {
+	if ts.shell != nil && c.Name == RunCommandTool {
+		return ts.shell.call(ctx, c.Input)
+	}
 	if ts.files != nil {
 		if out, isErr, ok := ts.files.call(c.Name, c.Input); ok {
 			return toolOutcome{out: capText(out), isErr: isErr}
