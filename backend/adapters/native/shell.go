@@ -182,6 +182,10 @@ func (s *shellTool) call(ctx context.Context, input json.RawMessage) toolOutcome
 	req.Command = quoteArgv(in.Argv)
 	req.Why = strings.TrimSpace(in.Why)
 	ans, err := s.ask(ctx, req)
+	if ctx.Err() != nil && (err != nil || ans.Outcome != AskAllowed) {
+		s.latch("the run was aborted")
+		return toolOutcome{out: "not run: the run was aborted while the person was being asked", isErr: true}
+	}
 	switch {
 	case err != nil || ans.Outcome == AskExpired:
 		why := "nobody answered the request in time"

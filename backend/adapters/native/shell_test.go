@@ -531,3 +531,32 @@ func TestQuoteArgv(t *testing.T) {
 		t.Fatalf("%s", got)
 	}
 }
+
+// blockingAsker waits for the run to stop, as a card nobody answers does.
+type blockingAsker struct{ asked chan struct{} }
+
+func (b *blockingAsker) ask(ctx context.Context, _ AskRequest) (AskAnswer, error) {
+	close(b.asked)
+	<-ctx.Done()
+	return AskAnswer{Outcome: AskExpired}, nil
+}
+
+func TestRunCommandAbortWhileAsking(t *testing.T) {
+	skipWindows(t)
+	b := &blockingAsker{asked: make(chan struct{})}
+	e := shellEnv(t, &asker{}, []string{argvJSON(helperPath(t), helperArg, "echo", "x")}, func(o *Options) { o.Ask = b.ask })
+	r := e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()})
+	select {
+	case <-b.asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never asked")
+	}
+	_ = r.Abort(context.Background())
+	evs := collect(t, r)
+	if d := lastDone(t, evs); d.Reason != executor.DoneAborted {
+		t.Fatalf("done %+v", d)
+	}
+	if res := toolResults(evs); len(res) != 1 || !strings.Contains(res[0].Output, "aborted") {
+		t.Fatalf("results %+v", res)
+	}
+}
