@@ -30,9 +30,11 @@ describe('timeLeft', () => {
     expect(timeLeft(T0 + 9 * 60_000 + 5_000, T0)).toBe('9m 05s left');
     expect(timeLeft(T0 + 61_000, T0)).toBe('1m 01s left');
     expect(timeLeft(T0 + 60_000, T0)).toBe('1m 00s left');
-    expect(timeLeft(T0 + 59_001, T0)).toBe('1m 00s left');
+    expect(timeLeft(T0 + APPROVAL_TTL_MS + 999, T0)).toBe('10m 00s left');
+    expect(timeLeft(T0 + 59_999, T0)).toBe('59s left');
     expect(timeLeft(T0 + 42_000, T0)).toBe('42s left');
-    expect(timeLeft(T0 + 1, T0)).toBe('1s left');
+    expect(timeLeft(T0 + 1_500, T0)).toBe('1s left');
+    expect(timeLeft(T0 + 1, T0)).toBe('0s left');
     expect(timeLeft(T0, T0)).toBe('expired');
     expect(timeLeft(T0 - 5_000, T0)).toBe('expired');
     expect(timeLeft(Number.NaN, T0)).toBe('expired');

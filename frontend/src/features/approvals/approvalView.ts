@@ -6,11 +6,15 @@ import type { ApprovalEvent, ApprovalRequest } from '../../lib/api/approvalTypes
 /** How long the backend keeps a request answerable (seed 004: 10 minutes). */
 export const APPROVAL_TTL_MS = 10 * 60 * 1000;
 
-/** "9m 05s left", "42s left", or "expired" once the deadline has passed. */
+/**
+ * "9m 05s left", "42s left", or "expired" once the deadline has passed.
+ * Whole seconds round down, so a clock read up to a tick ago never shows
+ * more than the 10 minutes a request gets.
+ */
 export function timeLeft(expiresAt: number, now: number): string {
   const ms = expiresAt - now;
   if (!Number.isFinite(ms) || ms <= 0) return 'expired';
-  const s = Math.ceil(ms / 1000);
+  const s = Math.floor(ms / 1000);
   if (s < 60) return `${s}s left`;
   const m = Math.floor(s / 60);
   return `${m}m ${String(s % 60).padStart(2, '0')}s left`;
