@@ -136,6 +136,8 @@ describe('approvals', () => {
 
       await c.getByTestId('approval-allow').click();
       await c.waitFor({ state: 'detached' });
+      // Focus does not fall to the top of the document with the card.
+      await page.waitForFunction(() => document.activeElement?.id === 'approvals-h', null, { timeout: 2_000 });
       const res = await answer;
       assert.notEqual(res.result.isError, true, JSON.stringify(res));
       assert.equal(await exists(path), false, 'the approved delete ran');
