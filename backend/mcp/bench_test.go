@@ -27,19 +27,11 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 }
 
 func BenchmarkToolCallHTTP(b *testing.B) {
-	h := newTestHubTB(b)
+	h := newTestHub(b, Options{})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	c, err := client.NewStreamableHttpClient(srv.URL+"/mcp/tasks?"+h.Signer().Query(Binding{TeamID: "t", AgentID: "a"}),
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if err := initClient(ctx, c); err != nil {
-		b.Fatal(err)
-	}
+	c := benchHTTPClient(b, srv.URL+"/mcp/tasks?"+h.Signer().Query(Binding{TeamID: "t", AgentID: "a"}),
+		map[string]string{"Authorization": "Bearer " + testToken})
 	benchCalls(b, func() error {
 		_, err := call(c, "whoami", nil)
 		return err
@@ -47,7 +39,7 @@ func BenchmarkToolCallHTTP(b *testing.B) {
 }
 
 func BenchmarkToolCallInProcess(b *testing.B) {
-	h := newTestHubTB(b)
+	h := newTestHub(b, Options{})
 	s, err := h.Session(context.Background(), Tasks, Binding{TeamID: "t", AgentID: "a"})
 	if err != nil {
 		b.Fatal(err)
@@ -90,30 +82,11 @@ func initClient(ctx context.Context, c *client.Client) error {
 	return err
 }
 
-// newTestHubTB is a Hub with no backends and a do-nothing "whoami" tool on
-// every server (registered under a name no real tool uses).
-func newTestHubTB(tb testing.TB) *Hub {
-	h, err := New(Options{Token: testToken, BindingKey: []byte("bench-binding-key-0123456789")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(h.Close)
-	for _, name := range Names {
-		h.servers[name].AddTool(mcp.NewTool("whoami"), handler(func(ctx context.Context, c Caller, _ struct{}) *mcp.CallToolResult {
-			return jsonResult(c)
-		}))
-	}
-	return h
-}
-
 // BenchmarkBareMCPGoInProcess is the floor: a plain mcp-go server and
 // in-process client with one do-nothing tool, none of Clawboo's layers, on
 // the same machine at the same moment.
 func BenchmarkBareMCPGoInProcess(b *testing.B) {
-	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("{}"), nil
-	})
+	s := bareServer()
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
 		b.Fatal(err)
@@ -132,25 +105,36 @@ func BenchmarkBareMCPGoInProcess(b *testing.B) {
 // BenchmarkBareMCPGoHTTP is the HTTP floor: plain mcp-go over a loopback
 // socket with no token, binding or Clawboo handler in front.
 func BenchmarkBareMCPGoHTTP(b *testing.B) {
-	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("{}"), nil
-	})
+	s := bareServer()
 	hs := server.NewStreamableHTTPServer(s)
 	srv := httptest.NewServer(hs)
 	defer srv.Close()
 	defer hs.Shutdown(context.Background())
-	c, err := client.NewStreamableHttpClient(srv.URL + "/mcp")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if err := initClient(ctx, c); err != nil {
-		b.Fatal(err)
-	}
+	c := benchHTTPClient(b, srv.URL+"/mcp", nil)
 	benchCalls(b, func() error {
 		_, err := call(c, "noop", nil)
 		return err
 	})
+}
+
+// bareServer is a plain mcp-go server with one do-nothing tool, "noop".
+func bareServer() *server.MCPServer {
+	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("{}"), nil
+	})
+	return s
+}
+
+// benchHTTPClient is an initialized Streamable HTTP client, closed with b.
+func benchHTTPClient(b *testing.B, url string, headers map[string]string) *client.Client {
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close() })
+	if err := initClient(context.Background(), c); err != nil {
+		b.Fatal(err)
+	}
+	return c
 }

@@ -19,7 +19,7 @@ const testToken = "test-attach-token-0123456789"
 
 // newTestHub is a Hub with no backends; each server also gets a "whoami"
 // tool that reports the verified caller.
-func newTestHub(t *testing.T, o Options) *Hub {
+func newTestHub(t testing.TB, o Options) *Hub {
 	t.Helper()
 	o.Token, o.BindingKey = testToken, []byte("test-binding-key-0123456789")
 	h, err := New(o)
