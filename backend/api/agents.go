@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/clawboo/desktop/backend/agents"
-	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/supervisor"
 )
@@ -155,18 +154,6 @@ func (a *API) chatAgent(w http.ResponseWriter, r *http.Request) {
 		agentError(w, id, err)
 		return
 	}
-	// A paused cap refuses the chat up front, as it refuses a task run.
-	if a.opts.Budget != nil {
-		var paused *budget.PausedError
-		if err := a.opts.Budget.Preflight(r.Context(), budget.Scopes{AgentID: ag.ID}); errors.As(err, &paused) {
-			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"ok": false, "reason": "budget_paused",
-				"error": "the agent budget for " + ag.ID + " is paused: raise or resume it to continue"})
-			return
-		} else if err != nil {
-			writeError(w, http.StatusInternalServerError, "%v", err)
-			return
-		}
-	}
 	p := supervisor.StartParams{
 		RuntimeID: executor.ID(ag.Runtime), AgentID: ag.ID, Message: body.Message, SessionKey: "agent:" + ag.ID + ":chat",
 	}
@@ -175,23 +162,10 @@ func (a *API) chatAgent(w http.ResponseWriter, r *http.Request) {
 		p.Model = ag.Model
 	}
 	h, err := a.opts.Supervisor.Start(r.Context(), p)
-	var refusal *supervisor.Refusal
-	switch {
-	case errors.As(err, &refusal):
-		status := http.StatusUnprocessableEntity
-		if refusal.Reason == "conflict" {
-			status = http.StatusConflict
-		}
-		writeJSON(w, status, map[string]any{"ok": false, "reason": refusal.Reason, "error": refusal.Msg})
-	case errors.Is(err, supervisor.ErrUnknownRuntime):
-		writeError(w, http.StatusNotImplemented, "runtime '%s' cannot run in this version of Clawboo yet", ag.Runtime)
-	case errors.Is(err, supervisor.ErrClosed):
-		writeError(w, http.StatusServiceUnavailable, "%v", err)
-	case err != nil:
-		writeError(w, http.StatusInternalServerError, "%v", err)
-	default:
-		writeJSON(w, http.StatusAccepted, map[string]string{"runId": h.ID})
+	if startFailed(w, p.RuntimeID, true, err) {
+		return
 	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"runId": h.ID})
 }
 
 func (a *API) getDefaultProvider(w http.ResponseWriter, r *http.Request) {

@@ -86,30 +86,8 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 		RuntimeID: rt, Message: *body.Message, Context: body.Context, AgentID: body.AgentID,
 		TaskID: body.TaskID, RepoPath: body.RepoPath, Kind: body.Kind, Model: body.Model,
 	})
-	var refusal *supervisor.Refusal
-	switch {
-	case errors.As(err, &refusal):
-		status := http.StatusUnprocessableEntity
-		switch refusal.Reason {
-		case "conflict":
-			status = http.StatusConflict
-		case "not_found":
-			status = http.StatusNotFound
-		}
-		writeJSON(w, status, map[string]any{"ok": false, "reason": refusal.Reason, "error": refusal.Msg})
-		return
-	case errors.Is(err, supervisor.ErrUnknownRuntime):
-		if _, listed := a.opts.Catalog.Descriptor(rt); listed {
-			writeError(w, http.StatusNotImplemented, "runtime '%s' cannot run tasks in this version of Clawboo yet", rt)
-			return
-		}
-		writeError(w, http.StatusNotFound, "unknown runtime '%s'", rt)
-		return
-	case errors.Is(err, supervisor.ErrClosed):
-		writeError(w, http.StatusServiceUnavailable, "%v", err)
-		return
-	case err != nil:
-		writeError(w, http.StatusInternalServerError, "%v", err)
+	_, listed := a.opts.Catalog.Descriptor(rt)
+	if startFailed(w, rt, listed, err) {
 		return
 	}
 	if body.Wait != nil && !*body.Wait {
@@ -200,4 +178,36 @@ func (a *API) abortRun(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusAccepted, map[string]any{"ok": true, "runId": id})
 	}
+}
+
+// startFailed answers a run that did not start and reports whether it did
+// so: a refusal is {ok:false, reason, error} (409 conflict, 404 not_found,
+// 422 the rest); a runtime without an adapter here is 501 when the catalog
+// knows of it (known), else 404; shutting down is 503.
+func startFailed(w http.ResponseWriter, rt executor.ID, known bool, err error) bool {
+	var refusal *supervisor.Refusal
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &refusal):
+		status := http.StatusUnprocessableEntity
+		switch refusal.Reason {
+		case "conflict":
+			status = http.StatusConflict
+		case "not_found":
+			status = http.StatusNotFound
+		}
+		writeJSON(w, status, map[string]any{"ok": false, "reason": refusal.Reason, "error": refusal.Msg})
+	case errors.Is(err, supervisor.ErrUnknownRuntime):
+		if known {
+			writeError(w, http.StatusNotImplemented, "runtime '%s' cannot run tasks in this version of Clawboo yet", rt)
+		} else {
+			writeError(w, http.StatusNotFound, "unknown runtime '%s'", rt)
+		}
+	case errors.Is(err, supervisor.ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, "%v", err)
+	default:
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	}
+	return true
 }

@@ -202,6 +202,13 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		}
 		p.Message = taskMessage(tc.task, p.Message)
 	} else {
+		// An ad-hoc run (an agent's chat) is refused by a paused agent cap
+		// as a task run is.
+		if p.AgentID != "" {
+			if err := s.preflight(ctx, budget.Scopes{AgentID: p.AgentID}); err != nil {
+				return nil, err
+			}
+		}
 		id = ulid.Make().String()
 	}
 	now := s.opts.Now().UnixMilli()

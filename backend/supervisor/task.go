@@ -69,13 +69,8 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 	if t.TeamID != nil {
 		tc.scopes.TeamID = *t.TeamID
 	}
-	if s.opts.Budget != nil {
-		var paused *budget.PausedError
-		if err := s.opts.Budget.Preflight(ctx, tc.scopes); errors.As(err, &paused) {
-			return nil, "", refuse("budget_paused", "the %s budget for %s is paused: raise or resume it to continue", paused.Scope, paused.ScopeID)
-		} else if err != nil {
-			return nil, "", err
-		}
+	if err := s.preflight(ctx, tc.scopes); err != nil {
+		return nil, "", err
 	}
 	runID := ulid.Make().String()
 	claimed, err := s.opts.Board.Claim(ctx, t.ID, board.ClaimSpec{AgentID: p.AgentID, Runtime: string(a.ID()), RunID: runID})
@@ -101,6 +96,21 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 		p.workDir = wt.Path
 	}
 	return tc, runID, nil
+}
+
+// preflight refuses a run whose agent, mission or team has a paused cap
+// budget, before anything is claimed or started.
+func (s *Supervisor) preflight(ctx context.Context, sc budget.Scopes) error {
+	if s.opts.Budget == nil {
+		return nil
+	}
+	var paused *budget.PausedError
+	if err := s.opts.Budget.Preflight(ctx, sc); errors.As(err, &paused) {
+		return refuse("budget_paused", "the %s budget for %s is paused: raise or resume it to continue", paused.Scope, paused.ScopeID)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // provision gives a code task its worktree, reusing the one it had.

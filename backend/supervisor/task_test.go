@@ -299,4 +299,15 @@ func TestEveryRefusal(t *testing.T) {
 	if r := refusal(t, start(executor.Mock, task.ID)); r != "budget_paused" {
 		t.Fatal(r)
 	}
+	// An ad-hoc run as the same agent (a chat) is refused too; another
+	// agent's is not.
+	_, err = e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, AgentID: "alice", Message: "hi"})
+	if r := refusal(t, err); r != "budget_paused" {
+		t.Fatal(r)
+	}
+	h, err := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = h.Wait(ctx)
 }
