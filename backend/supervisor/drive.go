@@ -46,6 +46,7 @@ type liveRun struct {
 	rt   executor.Run // the runtime's handle once started (for steer and model changes)
 
 	finished  chan struct{}
+	ended     atomic.Bool // the done event is recorded (readers may see it before finished closes)
 	final     store.Run
 	taskFinal *board.Task // the task as the run left it (task runs)
 	successor string      // the run that continues this task after a turn limit
@@ -283,6 +284,9 @@ func (l *liveRun) drainAbandoned(events <-chan executor.Event, o *outcome) {
 
 // record queues one event for the ledger.
 func (l *liveRun) record(ev executor.Event) {
+	if ev.Kind == executor.KindDone {
+		l.ended.Store(true)
+	}
 	data, err := json.Marshal(ev)
 	if err != nil { // cannot happen for Event; keep the seq honest anyway
 		data = []byte(fmt.Sprintf(`{"runId":%q,"seq":%d,"kind":"error","message":"unencodable event"}`, l.id, ev.Seq))

@@ -275,10 +275,8 @@ func (s *Supervisor) Abort(ctx context.Context, id string) error {
 		}
 		return ErrRunFinished
 	}
-	select {
-	case <-l.finished: // ended, not yet forgotten
+	if l.ended.Load() { // its done event is out; finishing is bookkeeping
 		return ErrRunFinished
-	default:
 	}
 	l.requestAbort()
 	return nil
