@@ -57,7 +57,7 @@ type Usage struct {
 // Event is one thing a run reports. It is one flat struct so it crosses to
 // TypeScript unchanged; which fields are set depends on Kind:
 //
-//	status       Phase, Model?, Detail?
+//	status       Phase, Model?, Detail?, Session?
 //	text-delta   Text, Channel?
 //	tool-call    ToolCallID, Name, Input
 //	tool-result  ToolCallID, Name, Output, IsError
@@ -83,6 +83,10 @@ type Event struct {
 	Phase  Phase  `json:"phase,omitempty"`
 	Model  string `json:"model,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Session is the runtime's own session id, reported on a status event
+	// once known; the host stores the last one as the run's resume handle
+	// and hands it back as StartRequest.Resume.
+	Session string `json:"session,omitempty"`
 
 	CostUSD   *float64 `json:"costUsd,omitempty"`
 	Usage     *Usage   `json:"usage,omitempty"`
@@ -101,6 +105,12 @@ type Event struct {
 
 // Status is a status event.
 func Status(p Phase, detail string) Event { return Event{Kind: KindStatus, Phase: p, Detail: detail} }
+
+// SessionStarted is the init status event reporting the runtime's own
+// session id (the resume handle).
+func SessionStarted(session, model string) Event {
+	return Event{Kind: KindStatus, Phase: PhaseInit, Session: session, Model: model}
+}
 
 // Text is an assistant text delta.
 func Text(s string) Event { return Event{Kind: KindTextDelta, Text: s, Channel: ChannelAssistant} }

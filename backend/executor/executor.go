@@ -82,7 +82,11 @@ type StartRequest struct {
 	TeamID string
 	// SessionKey identifies the conversation a run belongs to, for resume.
 	SessionKey string
-	Message    string
+	// Resume is the runtime's own session id for SessionKey, from the
+	// conversation's last run on this runtime that reported one (see
+	// Event.Session); empty starts a fresh session.
+	Resume  string
+	Message string
 	// Context is placed above the message by adapters that take one prompt.
 	Context string
 	Model   string

@@ -44,8 +44,9 @@ var ledgerSQL = [nQueries]string{
 	qCommit:   `COMMIT`,
 	qRollback: `ROLLBACK`,
 	qInsertRun: `INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
-		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model)
-		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''))`,
+		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model, session, session_key)
+		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''),
+		NULLIF(?, ''), NULLIF(?, ''))`,
 	qMarkRunning: `UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`,
 	qAppendEvent: appendSQL(1),
 	qAppend2:     appendSQL(2),
@@ -53,7 +54,8 @@ var ledgerSQL = [nQueries]string{
 	qAppend8:     appendSQL(8),
 	qAppend32:    appendSQL(32),
 	qFinishRun: `UPDATE runs SET status = ?, done_reason = NULLIF(?, ''), summary = ?, error = ?, cost_usd = ?,
-		cost_kind = NULLIF(?, ''), input_tokens = ?, output_tokens = ?, last_seq = MAX(last_seq, ?), ended_at = ?
+		cost_kind = NULLIF(?, ''), input_tokens = ?, output_tokens = ?, last_seq = MAX(last_seq, ?), ended_at = ?,
+		session = COALESCE(NULLIF(?, ''), session), session_key = COALESCE(NULLIF(?, ''), session_key)
 		WHERE id = ? AND status IN ('starting','running')`,
 }
 
@@ -226,7 +228,7 @@ func (b *Batch) InsertRun(r NewRun) error {
 		f, status, ended = *r.Final, r.Final.Status, &r.Final.EndedAt
 	}
 	err := b.exec(qInsertRun, r.ID, r.RuntimeID, r.AgentID, r.Title, status, f.DoneReason, f.Summary, f.Error,
-		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended, r.TaskID, r.TeamID, r.Model)
+		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended, r.TaskID, r.TeamID, r.Model, f.Session, f.SessionKey)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}
@@ -278,7 +280,7 @@ func (b *Batch) AppendEvent(runID string, seq int64, kind string, data []byte) e
 // alone: the first terminal write wins.
 func (b *Batch) FinishRun(f RunFinish) error {
 	err := b.exec(qFinishRun, f.Status, f.DoneReason, f.Summary, f.Error, f.CostUSD, f.CostKind,
-		f.InputTokens, f.OutputTokens, f.LastSeq, f.EndedAt, f.ID)
+		f.InputTokens, f.OutputTokens, f.LastSeq, f.EndedAt, f.Session, f.SessionKey, f.ID)
 	if err != nil {
 		return fmt.Errorf("finish run: %w", err)
 	}

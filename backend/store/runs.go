@@ -57,6 +57,11 @@ type RunFinish struct {
 	OutputTokens int64
 	LastSeq      int64
 	EndedAt      int64
+	// Session is the run's resume handle (the supervisor's codec value)
+	// and SessionKey the conversation it belongs to; both empty when the
+	// runtime reported no session of its own.
+	Session    string
+	SessionKey string
 }
 
 // EventRow is one persisted run event: its sequence number, kind and the
@@ -87,6 +92,21 @@ func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
 		return Run{}, fmt.Errorf("get run: %w", err)
 	}
 	return r, nil
+}
+
+// LastSession returns the resume handle of the newest run of runtimeID in
+// the conversation key, or "" when there is none.
+func (s *Store) LastSession(ctx context.Context, runtimeID, key string) (string, error) {
+	var v string
+	err := s.r.QueryRowContext(ctx, `SELECT session FROM runs WHERE runtime_id = ? AND session_key = ?
+		ORDER BY created_at DESC, id DESC LIMIT 1`, runtimeID, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("last session: %w", err)
+	}
+	return v, nil
 }
 
 // ListRuns returns up to limit runs, newest first, strictly older than the

@@ -39,7 +39,8 @@ type liveRun struct {
 	persistCh   chan struct{}
 	persistMu   sync.Once
 
-	task *taskCtx // nil for an ad-hoc run
+	task       *taskCtx // nil for an ad-hoc run
+	sessionKey string   // the conversation the run belongs to, once started
 
 	mu   sync.Mutex
 	view store.Run    // the ledger row as the host knows it
@@ -93,6 +94,7 @@ type outcome struct {
 	abandoned  bool
 	notStarted bool // aborted while the runtime was still launching
 	hostError  string
+	session    string // the runtime's own session id, last reported
 
 	// What the run spent, as charged to the ledger while it ran.
 	spend spent
@@ -111,6 +113,10 @@ func (o *outcome) observe(ev executor.Event) {
 	case executor.KindError:
 		if ev.Fatal {
 			o.fatalMsg = ev.Message
+		}
+	case executor.KindStatus:
+		if ev.Session != "" {
+			o.session = ev.Session
 		}
 	case executor.KindDone:
 		d := ev
@@ -150,6 +156,8 @@ func (l *liveRun) drive() {
 		req.SessionKey = "task:" + l.task.task.ID
 		req.TeamID = l.task.scopes.TeamID
 	}
+	req.Resume = l.resumeFor(ctx, req.SessionKey)
+	l.sessionKey = req.SessionKey
 	run, err := safeStart(ctx, l.adapter, req)
 	stopLaunchWatch()
 	if err != nil {
@@ -340,6 +348,9 @@ func (l *liveRun) finish(o *outcome) {
 		}
 	}
 	f.LastSeq = o.lastSeq
+	if f.Session = encodeSession(l.sessionKey, o.session); f.Session != "" {
+		f.SessionKey = l.sessionKey
+	}
 	if err := s.journal.call(context.Background(), op{kind: opFinish, runID: l.id, finish: f}); err != nil {
 		s.opts.Log.Error("run result not saved", "run", l.id, "err", err)
 	}

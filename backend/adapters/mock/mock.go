@@ -96,7 +96,7 @@ func (*Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.
 			return nil, ctx.Err()
 		}
 	}
-	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), workDir: req.WorkDir}
+	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), workDir: req.WorkDir, resume: req.Resume}
 	r.em.Go(func() { r.play(ds) })
 	return r, nil
 }
@@ -105,6 +105,7 @@ type run struct {
 	em        *executor.Emitter
 	ctx       context.Context
 	workDir   string
+	resume    string // the session the host asked to continue
 	aborted   chan struct{}
 	abortOnce sync.Once
 	toolSeq   int
@@ -178,7 +179,11 @@ func (r *run) nextToolID() string {
 }
 
 func (r *run) play(ds []Directive) {
-	if !r.emit(executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseInit, Model: "mock"}) {
+	init := executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseInit, Model: "mock"}
+	if r.resume != "" {
+		init.Detail = "resuming " + r.resume
+	}
+	if !r.emit(init) {
 		return
 	}
 	for _, d := range ds {
@@ -244,6 +249,8 @@ func (r *run) step(d Directive) bool {
 		panic("mock crash requested by !crash")
 	case "cost", "usage", "localcost":
 		return r.emit(costEvent(d))
+	case "session":
+		return r.emit(executor.SessionStarted(strings.TrimSpace(d.Arg), "mock"))
 	case "write":
 		return r.write(d.Arg)
 	case "flood":

@@ -1,0 +1,72 @@
+package supervisor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+)
+
+// startKeyed runs a mock run in conversation key and returns its init
+// status detail (where the mock says which session it resumes).
+func (e *env) startKeyed(t *testing.T, key, msg string) string {
+	t.Helper()
+	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, Message: msg, SessionKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range e.storedEvents(t, h.ID) {
+		if ev.Kind == executor.KindStatus && ev.Phase == executor.PhaseInit {
+			return ev.Detail
+		}
+	}
+	t.Fatal("no init status")
+	return ""
+}
+
+func TestResumeHandleFollowsTheConversation(t *testing.T) {
+	e := setup(t, Options{})
+	if got := e.startKeyed(t, "agent:a", "!session s-1\n!ok"); got != "" {
+		t.Fatalf("a first run resumed %q", got)
+	}
+	if got := e.startKeyed(t, "agent:a", "!ok no session reported"); got != "resuming s-1" {
+		t.Fatalf("second run: %q", got)
+	}
+	// A run that reports no session keeps the last handle that did.
+	if got := e.startKeyed(t, "agent:a", "!session s-2\n!ok"); got != "resuming s-1" {
+		t.Fatalf("third run: %q", got)
+	}
+	if got := e.startKeyed(t, "agent:a", "!ok"); got != "resuming s-2" {
+		t.Fatalf("the newest handle wins: %q", got)
+	}
+	if got := e.startKeyed(t, "agent:b", "!ok"); got != "" {
+		t.Fatalf("another conversation resumed %q", got)
+	}
+	if got := e.startKeyed(t, "", "!session loose\n!ok"); got != "" {
+		t.Fatalf("a keyless run resumed %q", got)
+	}
+	if got := e.startKeyed(t, "", "!ok"); got != "" {
+		t.Fatalf("keyless runs share nothing: %q", got)
+	}
+}
+
+func TestSessionCodec(t *testing.T) {
+	v := encodeSession("task:1", "abc")
+	if decodeSession(v, "task:1") != "abc" {
+		t.Fatal(v)
+	}
+	for _, bad := range []string{"", "{", `{"v":2,"key":"task:1","native":"abc"}`, encodeSession("task:2", "abc")} {
+		if got := decodeSession(bad, "task:1"); got != "" {
+			t.Fatalf("%q decoded to %q", bad, got)
+		}
+	}
+	if encodeSession("", "x") != "" || encodeSession("k", "") != "" {
+		t.Fatal("nothing to resume must encode to nothing")
+	}
+}
