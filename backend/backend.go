@@ -138,6 +138,10 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
+	if err := b.registerCLIs(opts); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
 	b.API = api.New(api.Options{
 		Agents: b.Agents,
 		Store:  st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
