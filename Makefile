@@ -101,9 +101,9 @@ test-desktop: build
 
 ## ---- benchmarks ------------------------------------------------------------
 
-bench: build-headless
+bench: build-headless $(CLIS)/.installed
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backend/perf/ -clawboo $(CURDIR)/$(BIN)/clawboo-headless
-	$(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/native/
+	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis $(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/...
 
 clean:
 	rm -rf $(BIN)
