@@ -70,3 +70,39 @@ func TestSessionCodec(t *testing.T) {
 		t.Fatal("nothing to resume must encode to nothing")
 	}
 }
+
+func TestAbortAllStopsEveryLiveRun(t *testing.T) {
+	e := setup(t, Options{})
+	var hs []*Handle
+	for i := 0; i < 3; i++ {
+		h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, Message: "!abort"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	for deadline := time.Now().Add(5 * time.Second); e.sup.LiveCount() != 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("live %d", e.sup.LiveCount())
+		}
+	}
+	if n := e.sup.AbortAll(); n != 3 {
+		t.Fatalf("asked %d", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, h := range hs {
+		r, err := h.Wait(ctx)
+		if err != nil || r.Status != "aborted" {
+			t.Fatalf("%+v %v", r, err)
+		}
+	}
+	if e.sup.AbortAll() != 0 {
+		t.Fatal("nothing should be left to abort")
+	}
+	for deadline := time.Now().Add(5 * time.Second); e.sup.LiveCount() != 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still live: %d", e.sup.LiveCount())
+		}
+	}
+}

@@ -282,6 +282,34 @@ func (s *Supervisor) Abort(ctx context.Context, id string) error {
 	return nil
 }
 
+// AbortAll asks every live run to stop (the tray's "Pause all runs"): task
+// runs end aborted with their work committed to the task's branch and the
+// task released, exactly as a single abort leaves them. It returns how many
+// runs were asked.
+func (s *Supervisor) AbortAll() int {
+	s.mu.Lock()
+	runs := make([]*liveRun, 0, len(s.live))
+	for _, l := range s.live {
+		runs = append(runs, l)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, l := range runs {
+		if !l.ended.Load() {
+			l.requestAbort()
+			n++
+		}
+	}
+	return n
+}
+
+// LiveCount is how many runs are live in this process.
+func (s *Supervisor) LiveCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}
+
 // IsLive reports a run still in this process (for the board's sweep).
 func (s *Supervisor) IsLive(id string) bool {
 	s.mu.Lock()
