@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,7 +55,7 @@ func Run(opts Options) error {
 	if err != nil {
 		return err
 	}
-	sh := &shell{log: log, started: make(chan struct{}), ready: make(chan struct{}), finished: make(chan struct{})}
+	sh := &shell{log: log, b: b, icon: opts.Icon, started: make(chan struct{}), ready: make(chan struct{}), finished: make(chan struct{})}
 	srv, err := startServer(b, withE2E(b.Handler(), sh))
 	if err != nil {
 		return errors.Join(err, b.Close(context.Background()))
@@ -68,7 +69,11 @@ func Run(opts Options) error {
 	runErr := runWails(sh.options(opts, inProcess(srv.handler, srv.Base())))
 	signal.Stop(sigs)
 	close(sh.finished)
-	return errors.Join(runErr, srv.shutdown(shutdownGrace))
+	d := sh.desk.Load()
+	d.stopDesk()
+	err = srv.shutdown(shutdownGrace)
+	d.stopTray() // after the backend: it closes the session bus the keychain uses
+	return errors.Join(runErr, err)
 }
 
 // runWails runs the window. Wails panics when GTK cannot open the display
@@ -94,6 +99,11 @@ type shell struct {
 	ready     chan struct{}   // closed after the first page load
 	readyOnce sync.Once
 	finished  chan struct{} // closed when wails.Run has returned
+
+	b        *backend.Backend
+	icon     []byte
+	desk     atomic.Pointer[desk] // popups, notifications, tray; set by startup
+	quitting atomic.Bool          // a quit was asked for (tray, signal): closing must not hide
 }
 
 func (s *shell) options(opts Options, handler http.Handler) *options.App {
@@ -114,14 +124,16 @@ func (s *shell) options(opts Options, handler http.Handler) *options.App {
 			// Always, so keep Never explicitly.
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
-		Logger:     wailsLogger{s.log.With("part", "wails")},
-		OnStartup:  s.startup,
-		OnDomReady: s.domReady,
+		Logger:        wailsLogger{s.log.With("part", "wails")},
+		OnStartup:     s.startup,
+		OnDomReady:    s.domReady,
+		OnBeforeClose: s.beforeClose,
 	}
 }
 
 func (s *shell) startup(ctx context.Context) {
 	s.ctx = ctx
+	s.startDesk(s.b, s.icon)
 	close(s.started)
 }
 
@@ -156,6 +168,7 @@ func (s *shell) quitOnSignal(sigs <-chan os.Signal) {
 	select {
 	case <-s.ready:
 		<-s.started // OnStartup runs before the page loads; s.ctx is set
+		s.quitting.Store(true)
 		runtime.Quit(s.ctx)
 	case sig := <-sigs:
 		s.log.Error("second signal before the window was up; exiting", "signal", sig.String())
