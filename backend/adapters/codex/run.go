@@ -1,0 +1,244 @@
+package codex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+)
+
+// control is a request from the host's goroutine (Steer) to the run's
+// loop, which owns all protocol state.
+type control struct {
+	text  string
+	reply chan executor.SteerResult
+}
+
+// run is one Codex run.
+type run struct {
+	a         *Adapter
+	req       executor.StartRequest
+	em        *executor.Emitter
+	bin, home string
+	throwaway bool
+	mcp       *MCP
+	model     string
+	env       []string
+	handle    Handle
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	ctl       chan control
+	abortOnce sync.Once
+	aborted   chan struct{}
+	ended     chan struct{} // closed after done (or the stream closed)
+	execMode  bool          // set before the fallback starts
+	modeMu    sync.Mutex
+
+	stderr []string // the child's last stderr lines, for a failure message
+}
+
+func (r *run) ID() executor.RunID            { return r.em.RunID() }
+func (r *run) Events() <-chan executor.Event { return r.em.Events() }
+
+// Abort asks the turn to stop (turn/interrupt on app-server, a stop of the
+// process on exec); the run then ends with done aborted. Harmless after
+// the end.
+func (r *run) Abort(context.Context) error {
+	r.abortOnce.Do(func() { close(r.aborted) })
+	return nil
+}
+
+// SetModel is ignored: the model is fixed when the run starts.
+func (r *run) SetModel(context.Context, string) error { return nil }
+
+// WriteContext writes key's value to a file in the run's working folder
+// (.clawboo/context/<key>.md); a run without a folder keeps nothing.
+func (r *run) WriteContext(_ context.Context, key, value string) error {
+	if r.req.WorkDir == "" {
+		return nil
+	}
+	name := contextName(key)
+	dir := filepath.Join(r.req.WorkDir, ".clawboo", "context")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name+".md"), []byte(value), 0o644)
+}
+
+// contextName makes key a safe file name.
+func contextName(key string) string {
+	var b strings.Builder
+	for _, c := range key {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "context"
+	}
+	return b.String()
+}
+
+// Steer goes into the live turn with turn/steer. On the exec fallback a
+// steer is refused.
+func (r *run) Steer(ctx context.Context, s executor.Steer) (executor.SteerResult, error) {
+	select {
+	case <-r.ended:
+		return executor.SteerRunEnded, nil
+	default:
+	}
+	if r.isExec() {
+		return executor.SteerRejected, nil
+	}
+	reply := make(chan executor.SteerResult, 1)
+	select {
+	case r.ctl <- control{text: s.Text, reply: reply}:
+	case <-r.ended:
+		return executor.SteerRunEnded, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	select {
+	case res := <-reply:
+		return res, nil
+	case <-r.ended:
+		return executor.SteerRunEnded, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func (r *run) isExec() bool {
+	r.modeMu.Lock()
+	defer r.modeMu.Unlock()
+	return r.execMode
+}
+
+func (r *run) isAborted() bool {
+	select {
+	case <-r.aborted:
+		return true
+	default:
+		return false
+	}
+}
+
+// main drives the run: app-server first, exec when it is unavailable.
+func (r *run) main() {
+	defer r.cleanup()
+	if r.a.opts.Mode != Exec {
+		if fallback := r.appServer(); !fallback {
+			return
+		}
+		if r.a.opts.Mode == AppServer {
+			r.fail("codex app-server is unavailable: " + r.tail())
+			return
+		}
+		r.emit(executor.Status(executor.PhaseInit, "codex app-server is unavailable; using codex exec"))
+	}
+	r.modeMu.Lock()
+	r.execMode = true
+	r.modeMu.Unlock()
+	r.execRun()
+}
+
+func (r *run) cleanup() {
+	if !r.em.Finished() {
+		r.fail("codex ended without a result")
+	}
+	r.em.Close()
+	close(r.ended)
+	r.cancel()
+	if r.throwaway {
+		// Give a child that is still exiting a moment to let go.
+		go func(dir string) {
+			time.Sleep(r.a.opts.Grace + time.Second)
+			os.RemoveAll(dir)
+		}(r.home)
+	}
+}
+
+// emit sends one event, bounded so a host that stopped reading cannot
+// hang the run.
+func (r *run) emit(ev executor.Event) bool {
+	return r.em.Emit(context.Background(), ev) == nil
+}
+
+// fail ends the run with a fatal error.
+func (r *run) fail(msg string) {
+	msg = r.redact(msg)
+	r.emit(executor.Error("codex", msg, true))
+	r.emit(executor.Done(executor.DoneError, msg))
+}
+
+// prompt is the first user message: the context above the message.
+func (r *run) prompt() string {
+	if strings.TrimSpace(r.req.Context) == "" {
+		return r.req.Message
+	}
+	return r.req.Context + "\n\n" + r.req.Message
+}
+
+// dir is the child's working folder.
+func (r *run) dir() string {
+	if r.req.WorkDir != "" {
+		return r.req.WorkDir
+	}
+	return r.home
+}
+
+// keepStderr remembers the last few stderr lines, cut short.
+func (r *run) keepStderr(s string) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	r.stderr = append(r.stderr, s)
+	if len(r.stderr) > 5 {
+		r.stderr = r.stderr[len(r.stderr)-5:]
+	}
+}
+
+// tail is what stderr last said, redacted.
+func (r *run) tail() string {
+	if len(r.stderr) == 0 {
+		return "no output"
+	}
+	return r.redact(strings.Join(r.stderr, " | "))
+}
+
+// redact removes every secret the child was given from s.
+func (r *run) redact(s string) string {
+	for _, kv := range r.env {
+		k, v, _ := strings.Cut(kv, "=")
+		if len(v) >= 8 && secretName(k) {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
+}
+
+func secretName(k string) bool {
+	u := strings.ToUpper(k)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
