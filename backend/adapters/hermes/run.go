@@ -1,0 +1,273 @@
+package hermes
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/proc"
+)
+
+// childEnv is what a Hermes child may see of the server's environment,
+// beyond proc.BaseEnv: what a pip or pipx install of a Python program needs
+// to start and to verify TLS.
+var childEnv = []string{"PYTHONUSERBASE", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"}
+
+// run is one host run: one or more hermes processes in sequence.
+type run struct {
+	a    *Adapter
+	req  executor.StartRequest
+	em   *executor.Emitter
+	ctx  context.Context
+	bin  string
+	home home
+
+	mu      sync.Mutex
+	child   *proc.Child
+	steers  []string
+	aborted bool
+	ended   bool
+	session string // the latest Hermes session id
+}
+
+func newRun(ctx context.Context, a *Adapter, req executor.StartRequest, bin string, h home) *run {
+	return &run{a: a, req: req, em: req.Emitter, ctx: ctx, bin: bin, home: h}
+}
+
+func (r *run) ID() executor.RunID            { return r.req.RunID }
+func (r *run) Events() <-chan executor.Event { return r.em.Events() }
+
+// Abort stops the running process (SIGTERM to its group, SIGKILL after the
+// grace period); the run ends in Done{aborted}.
+func (r *run) Abort(context.Context) error {
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		return nil
+	}
+	r.aborted = true
+	c := r.child
+	r.mu.Unlock()
+	if c != nil {
+		c.Stop()
+	}
+	return nil
+}
+
+// SetModel is ignored: the model is fixed when a process starts.
+func (*run) SetModel(context.Context, string) error { return nil }
+
+// WriteContext writes value to the file key inside the run's working
+// folder, where Hermes's file tools can read it; a run without a working
+// folder writes nothing.
+func (r *run) WriteContext(_ context.Context, key, value string) error {
+	if r.req.WorkDir == "" {
+		return nil
+	}
+	if !filepath.IsLocal(key) {
+		return fmt.Errorf("context key %q is not a path inside the working folder", key)
+	}
+	p := filepath.Join(r.req.WorkDir, key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(value), 0o644)
+}
+
+// Steer with mode next stops the running process and resumes its session
+// with the text as the next message, in this same run; steers that arrive
+// while no process runs go in when the current one ends. A passive steer is
+// refused: delivering it would stop the run.
+func (r *run) Steer(_ context.Context, s executor.Steer) (executor.SteerResult, error) {
+	text := strings.TrimSpace(s.Text)
+	if s.Mode == executor.SteerPassive || text == "" {
+		return executor.SteerRejected, nil
+	}
+	r.mu.Lock()
+	if r.ended || r.aborted {
+		r.mu.Unlock()
+		return executor.SteerRunEnded, nil
+	}
+	r.steers = append(r.steers, text)
+	c := r.child
+	r.mu.Unlock()
+	if c == nil {
+		return executor.SteerQueued, nil
+	}
+	c.Stop()
+	return executor.SteerDelivered, nil
+}
+
+// emit sends one event; false means the host is gone and the run should
+// wind down.
+func (r *run) emit(ev executor.Event) bool { return r.em.Emit(r.ctx, ev) == nil }
+
+// end emits the terminal events (an error first for a failure).
+func (r *run) end(reason executor.DoneReason, summary, errMsg string) {
+	if errMsg != "" {
+		r.emit(executor.Error("", errMsg, true))
+	}
+	if r.emit(executor.Done(reason, summary)) {
+		return
+	}
+	r.em.Close() // the host stopped reading: end the stream without a Done
+}
+
+// loop runs processes until the run ends.
+func (r *run) loop() {
+	defer r.home.cleanup()
+	defer func() {
+		r.mu.Lock()
+		r.ended = true
+		r.mu.Unlock()
+	}()
+	configured := configuredProvider(r.home.Path)
+	choice, ok := Choose(configured, r.req.Model, func(v string) string {
+		if k := r.req.Env[v]; k != "" {
+			return k
+		}
+		return r.a.opts.Key(r.ctx, v)
+	})
+	if !ok {
+		r.end(executor.DoneError, "no Hermes provider", "no Hermes provider: connect an OpenRouter, Anthropic or OpenAI key, "+
+			"or set model.provider in ~/.hermes/config.yaml")
+		return
+	}
+	detail := "provider " + choice.Flag
+	if choice.Flag == "" {
+		detail = "provider from config.yaml (" + choice.Configured + ")"
+	}
+	if !r.emit(executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseInit, Model: choice.Model, Detail: detail}) {
+		r.em.Close()
+		return
+	}
+	env := r.childEnv(choice)
+	prompt := r.req.Message
+	if c := strings.TrimSpace(r.req.Context); c != "" {
+		prompt = c + "\n\n" + r.req.Message
+	}
+	resume := r.initialResume()
+	summary := ""
+	for {
+		seg, err := r.segment(prompt, resume, choice, env)
+		if err != nil {
+			r.end(executor.DoneError, "hermes could not start", "hermes could not start: "+err.Error())
+			return
+		}
+		if seg.text != "" {
+			summary = seg.text
+		}
+		r.mu.Lock()
+		next := ""
+		if !r.aborted && seg.fault == "" && !seg.hostGone && len(r.steers) > 0 {
+			next = strings.Join(r.steers, "\n\n")
+			r.steers = nil
+		}
+		if next == "" {
+			r.ended = true
+		}
+		aborted, session := r.aborted, r.session
+		r.mu.Unlock()
+		switch {
+		case seg.hostGone:
+			r.em.Close()
+			return
+		case aborted:
+			r.end(executor.DoneAborted, firstNonEmpty(trimSummary(summary), "aborted"), "")
+			return
+		case next != "" && session == "":
+			r.end(executor.DoneError, "steer not delivered", "hermes stopped for a steer without reporting its session id, so the steer cannot resume it")
+			return
+		case next != "":
+			if !r.emit(executor.Status(executor.PhaseRunning, "steer: resuming the Hermes session with the new message")) {
+				r.em.Close()
+				return
+			}
+			prompt, resume = next, session
+			continue
+		}
+		reason, msg := seg.verdict()
+		if reason == executor.DoneSuccess {
+			r.end(reason, trimSummary(summary), "")
+		} else {
+			r.end(reason, msg, msg)
+		}
+		return
+	}
+}
+
+// initialResume is the session to continue: the host's handle, when it was
+// made in this agent's own (already existing) home.
+func (r *run) initialResume() string {
+	h := decodeHandle(r.req.Resume)
+	if r.home.Throwaway || r.home.Created || !usableSession(h.Session) {
+		return ""
+	}
+	if h.Agent != "" && h.Agent != r.req.AgentID {
+		return ""
+	}
+	r.mu.Lock()
+	r.session = h.Session
+	r.mu.Unlock()
+	return h.Session
+}
+
+// childEnv is the allowlisted environment plus HERMES_HOME, the program's
+// folder first on PATH, and the chosen provider's key alone.
+func (r *run) childEnv(c Choice) []string {
+	environ := r.a.opts.Environ()
+	path := ""
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	extra := map[string]string{"HERMES_HOME": r.home.Path, "PYTHONUNBUFFERED": "1",
+		"PATH": strings.TrimSuffix(filepath.Dir(r.bin)+string(os.PathListSeparator)+path, string(os.PathListSeparator))}
+	for k, v := range r.req.Env {
+		if !keyVar(k) && k != "HERMES_HOME" {
+			extra[k] = v
+		}
+	}
+	if c.EnvVar != "" {
+		extra[c.EnvVar] = c.Key
+	}
+	return proc.AllowEnv(environ, append(append([]string{}, proc.BaseEnv...), childEnv...), nil, extra)
+}
+
+// args is the command line of one process.
+func args(prompt, resume string, c Choice) []string {
+	a := []string{"chat", "-q", prompt, "-Q", "--yolo", "--accept-hooks"}
+	if c.Model != "" {
+		a = append(a, "-m", c.Model)
+	}
+	if resume != "" {
+		a = append(a, "--resume", resume)
+	}
+	if c.Flag != "" {
+		a = append(a, "--provider", c.Flag)
+	}
+	return a
+}
+
+func trimSummary(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > maxSummary {
+		s = s[:maxSummary] + "…"
+	}
+	return s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
