@@ -143,7 +143,7 @@ func collect(tb testing.TB, run executor.Run) ([]executor.Event, executor.Event)
 					tb.Fatalf("stream ended without done: %+v", evs)
 				}
 				for i, e := range evs {
-					if e.Seq != int64(i+1) {
+					if e.Seq != evs[0].Seq+int64(i) {
 						tb.Fatalf("seq %d at %d", e.Seq, i)
 					}
 				}

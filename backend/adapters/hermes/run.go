@@ -33,6 +33,9 @@ type run struct {
 	aborted bool
 	ended   bool
 	session string // the latest Hermes session id
+	// reported is the session last reported as the resume handle (loop
+	// goroutine only).
+	reported string
 }
 
 func newRun(ctx context.Context, a *Adapter, req executor.StartRequest, bin string, h home) *run {
@@ -107,8 +110,24 @@ func (r *run) Steer(_ context.Context, s executor.Steer) (executor.SteerResult, 
 // wind down.
 func (r *run) emit(ev executor.Event) bool { return r.em.Emit(r.ctx, ev) == nil }
 
+// finish marks the run ended and removes a throwaway home, before the
+// host can see the end.
+func (r *run) finish() {
+	r.mu.Lock()
+	r.ended = true
+	r.mu.Unlock()
+	r.home.cleanup()
+}
+
+// abandon ends a stream the host stopped reading, without a Done.
+func (r *run) abandon() {
+	r.finish()
+	r.em.Close()
+}
+
 // end emits the terminal events (an error first for a failure).
 func (r *run) end(reason executor.DoneReason, summary, errMsg string) {
+	r.finish()
 	if errMsg != "" {
 		r.emit(executor.Error("", errMsg, true))
 	}
@@ -120,12 +139,7 @@ func (r *run) end(reason executor.DoneReason, summary, errMsg string) {
 
 // loop runs processes until the run ends.
 func (r *run) loop() {
-	defer r.home.cleanup()
-	defer func() {
-		r.mu.Lock()
-		r.ended = true
-		r.mu.Unlock()
-	}()
+	defer r.finish() // also on a panic
 	configured := configuredProvider(r.home.Path)
 	choice, ok := Choose(configured, r.req.Model, func(v string) string {
 		if k := r.req.Env[v]; k != "" {
@@ -134,8 +148,8 @@ func (r *run) loop() {
 		return r.a.opts.Key(r.ctx, v)
 	})
 	if !ok {
-		r.end(executor.DoneError, "no Hermes provider", "no Hermes provider: connect an OpenRouter, Anthropic or OpenAI key, "+
-			"or set model.provider in ~/.hermes/config.yaml")
+		msg := "no Hermes provider: connect an OpenRouter, Anthropic or OpenAI key, or set model.provider in ~/.hermes/config.yaml"
+		r.end(executor.DoneError, msg, msg)
 		return
 	}
 	detail := "provider " + choice.Flag
@@ -143,7 +157,7 @@ func (r *run) loop() {
 		detail = "provider from config.yaml (" + choice.Configured + ")"
 	}
 	if !r.emit(executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseInit, Model: choice.Model, Detail: detail}) {
-		r.em.Close()
+		r.abandon()
 		return
 	}
 	env := r.childEnv(choice)
@@ -156,7 +170,8 @@ func (r *run) loop() {
 	for {
 		seg, err := r.segment(prompt, resume, choice, env)
 		if err != nil {
-			r.end(executor.DoneError, "hermes could not start", "hermes could not start: "+err.Error())
+			msg := "hermes could not start: " + err.Error()
+			r.end(executor.DoneError, msg, msg)
 			return
 		}
 		if seg.text != "" {
@@ -175,17 +190,18 @@ func (r *run) loop() {
 		r.mu.Unlock()
 		switch {
 		case seg.hostGone:
-			r.em.Close()
+			r.abandon()
 			return
 		case aborted:
 			r.end(executor.DoneAborted, firstNonEmpty(trimSummary(summary), "aborted"), "")
 			return
 		case next != "" && session == "":
-			r.end(executor.DoneError, "steer not delivered", "hermes stopped for a steer without reporting its session id, so the steer cannot resume it")
+			msg := "hermes stopped for a steer without reporting its session id, so the steer cannot resume it"
+			r.end(executor.DoneError, msg, msg)
 			return
 		case next != "":
 			if !r.emit(executor.Status(executor.PhaseRunning, "steer: resuming the Hermes session with the new message")) {
-				r.em.Close()
+				r.abandon()
 				return
 			}
 			prompt, resume = next, session

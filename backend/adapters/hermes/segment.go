@@ -157,12 +157,12 @@ func (r *run) sessionSeen(id, model string, res *segResult, child *proc.Child) {
 		return
 	}
 	r.mu.Lock()
-	changed := id != r.session
 	r.session = id
 	r.mu.Unlock()
-	if !changed || r.home.Throwaway {
+	if id == r.reported || r.home.Throwaway {
 		return // a throwaway home's sessions are gone when the run ends
 	}
+	r.reported = id
 	if !r.emit(executor.SessionStarted(encodeHandle(r.req.AgentID, id), model)) {
 		res.hostGone = true
 		child.Stop()
