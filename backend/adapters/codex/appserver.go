@@ -44,10 +44,6 @@ type session struct {
 	lines      int
 }
 
-// maxLines bounds how many lines one run may receive: a child that floods
-// without ever finishing is failed rather than followed forever.
-const maxLines = 2_000_000
-
 // appServer runs the turn on `codex app-server`. It returns true when
 // app-server is unavailable (it never initialized and nothing was
 // emitted), so the caller can fall back to exec.
@@ -291,9 +287,9 @@ func (s *session) line(l proc.Line) {
 		s.r.keepStderr(l.Text)
 		return
 	}
-	if s.lines++; s.lines > maxLines {
+	if s.lines++; s.lines > s.r.a.opts.MaxLines {
 		s.c.Stop()
-		s.r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", maxLines))
+		s.r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", s.r.a.opts.MaxLines))
 		s.done = true
 		return
 	}

@@ -80,8 +80,9 @@ type Options struct {
 	// Grace is the SIGTERM→SIGKILL wait (default 3 s); Handshake bounds
 	// initialize, thread/start and turn/start (default 30 s).
 	Grace, Handshake time.Duration
-	// MaxLine bounds one line from the child (default 8 MiB).
-	MaxLine int
+	// MaxLine bounds one line from the child (default 8 MiB); MaxLines
+	// bounds the lines of one run (default 2 million).
+	MaxLine, MaxLines int
 }
 
 // Adapter is the Codex runtime.
@@ -106,6 +107,9 @@ func New(o Options) *Adapter {
 	}
 	if o.MaxLine <= 0 {
 		o.MaxLine = 8 << 20
+	}
+	if o.MaxLines <= 0 {
+		o.MaxLines = 2_000_000
 	}
 	if o.UserHome == "" {
 		o.UserHome = DefaultUserHome(os.Getenv)

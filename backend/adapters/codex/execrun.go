@@ -67,8 +67,8 @@ func (r *run) execRun() {
 				r.keepStderr(l.Text)
 				continue
 			}
-			if n++; n > maxLines {
-				r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", maxLines))
+			if n++; n > r.a.opts.MaxLines {
+				r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", r.a.opts.MaxLines))
 				return
 			}
 			evs, done := m.Line([]byte(l.Text))

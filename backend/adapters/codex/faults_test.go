@@ -1,0 +1,136 @@
+package codex
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+)
+
+// Faults of the child, with small shell programs standing in for a broken
+// codex app-server (they answer the handshake by its fixed ids: 1
+// initialize, 2 thread/start, 3 turn/start). These run without the real
+// CLI.
+
+const handshake = `read l; echo '{"id":1,"result":{}}'
+read l
+read l; echo '{"id":2,"result":{"thread":{"id":"th-1"},"model":"m"}}'
+read l; echo '{"id":3,"result":{"turn":{"id":"tu-1"}}}'
+`
+
+func fakeCodex(t *testing.T, body string) *Adapter {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "codex")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{
+		Find: func() (string, bool) { return bin, true }, Home: filepath.Join(dir, "home"), UserHome: t.TempDir(),
+		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} },
+		Key:     func(context.Context, string) string { return "sk-fault-test-key" },
+		Mode:    AppServer, Grace: 500 * time.Millisecond, Handshake: time.Second, MaxLines: 500,
+	})
+}
+
+func runFault(t *testing.T, a *Adapter) ([]executor.Event, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req := executor.StartRequest{RunID: "fault", AgentID: "agent-f", Message: "hi", WorkDir: t.TempDir(), Emitter: executor.NewEmitter("fault", 0)}
+	start := time.Now()
+	run, err := a.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, ctx, run)
+	return evs, time.Since(start)
+}
+
+func TestChildFaults(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"crash mid-turn", handshake + "echo 'panic: boom' >&2; exit 3\n", "exited without a result (exit code 3): panic: boom"},
+		{"hang in the handshake", "read l; sleep 30\n", "did not answer initialize"},
+		{"hang after the handshake", handshake + "exec sleep 30\n", ""},
+		{"flood without a result", handshake + `while :; do echo '{"method":"item/agentMessage/delta","params":{"threadId":"th-1","turnId":"tu-1","itemId":"i","delta":"x"}}'; done` + "\n", "more than 500 lines"},
+		{"huge line", handshake + `head -c 20000000 /dev/zero | tr '\0' a; echo; exit 0` + "\n", "exited without a result"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := fakeCodex(t, tc.script)
+			if tc.want == "" {
+				// A turn that never ends is the host's to stop (its idle
+				// timeout aborts the run): abort must end it at once.
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				req := executor.StartRequest{RunID: "hang", AgentID: "agent-f", Message: "hi", Emitter: executor.NewEmitter("hang", 0)}
+				run, err := a.Start(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				go func() { time.Sleep(1500 * time.Millisecond); _ = run.Abort(ctx) }()
+				evs := collect(t, ctx, run)
+				if d := doneOf(t, evs); d.Reason != executor.DoneAborted {
+					t.Fatalf("events: %s", kinds(evs))
+				}
+				return
+			}
+			evs, took := runFault(t, a)
+			d := doneOf(t, evs)
+			if d.Reason != executor.DoneError || !strings.Contains(d.Summary, tc.want) {
+				t.Fatalf("done %+v: %s", d, kinds(evs))
+			}
+			if took > 10*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			noSecret(t, evs, "sk-fault-test-key")
+		})
+	}
+}
+
+// TestStderrIsRedacted: a child that prints its key on stderr and dies
+// does not put the key in the failure message.
+func TestStderrIsRedacted(t *testing.T) {
+	a := fakeCodex(t, handshake+`echo "auth failed for $OPENAI_API_KEY" >&2; exit 1`+"\n")
+	evs, _ := runFault(t, a)
+	if d := doneOf(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "auth failed for [redacted]") {
+		t.Fatalf("events: %s", kinds(evs))
+	}
+	noSecret(t, evs, "sk-fault-test-key")
+}
+
+// TestChildrenReaped: an aborted run leaves nothing of its process group
+// behind, grandchildren included.
+func TestChildrenReaped(t *testing.T) {
+	a := fakeCodex(t, handshake+"sleep 37.91 & sleep 37.92\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req := executor.StartRequest{RunID: "reap", AgentID: "agent-f", Message: "hi", Emitter: executor.NewEmitter("reap", 0)}
+	run, err := a.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range run.Events() {
+		if ev.Kind == executor.KindStatus && ev.Session != "" {
+			time.Sleep(200 * time.Millisecond)
+			_ = run.Abort(ctx)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-f", "sleep 37.9").Output()
+		if len(strings.TrimSpace(string(out))) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children outlived the run: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
