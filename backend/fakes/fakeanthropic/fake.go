@@ -9,7 +9,10 @@
 // Invariants:
 //   - A request is matched on the last real user text (system-reminder
 //     blocks and role "system" messages skipped) or, when it carries a
-//     tool_result, answered with the matching rule's AfterTool text.
+//     tool_result, answered by the rule that made the tool call: its Then
+//     rule, another call of the same tool (Loop), or its AfterTool text.
+//   - A rule with Error answers with that HTTP error in the API's JSON
+//     shape; a rule with DelayMS waits first (or until the client goes).
 //   - Every request is logged for assertions; nothing here touches the
 //     network beyond the listener the test gives it.
 package fakeanthropic
@@ -22,13 +25,19 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Rule scripts one reply. Match is a regular expression on the last user
 // text. With Tool set, the reply is a tool_use of the first request tool
 // whose name matches Tool, with Input; the request that carries its result
 // is answered with AfterTool ("{result}" replaced by the tool's text).
-// Without Tool, the reply is Text.
+// Without Tool, the reply is Text. Then, when set, answers the tool's
+// result instead of AfterTool (a scripted multi-step turn); Loop answers
+// every result with the same tool call again (a turn that never ends on
+// its own, for turn limits). Thinking puts a thinking block (with a
+// signature) before the reply. Error makes the reply an API error; DelayMS
+// delays the reply.
 type Rule struct {
 	Match      string         `json:"match"`
 	Tool       string         `json:"tool,omitempty"`
@@ -36,6 +45,19 @@ type Rule struct {
 	TextBefore string         `json:"text_before,omitempty"`
 	AfterTool  string         `json:"after_tool,omitempty"`
 	Text       string         `json:"text,omitempty"`
+	Thinking   string         `json:"thinking,omitempty"`
+	Then       *Rule          `json:"then,omitempty"`
+	Loop       bool           `json:"loop,omitempty"`
+	Error      *Failure       `json:"error,omitempty"`
+	DelayMS    int            `json:"delay_ms,omitempty"`
+}
+
+// Failure is an API error reply: an HTTP status and the error's type and
+// message, as the Messages API sends them.
+type Failure struct {
+	Status  int    `json:"status"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }
 
 // Server is the fake.
@@ -55,6 +77,11 @@ type Request struct {
 	UserText string   `json:"userText"`
 	Result   string   `json:"toolResult,omitempty"`
 	APIKey   string   `json:"-"`
+	// UserTexts are all real user texts of the conversation, oldest
+	// first; System the texts of mid-conversation role "system" messages.
+	UserTexts []string `json:"userTexts,omitempty"`
+	System    []string `json:"system,omitempty"`
+	Messages  int      `json:"messages"`
 }
 
 // New returns a fake answering with rules, in order.
@@ -121,7 +148,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	req := Request{Model: b.Model, APIKey: r.Header.Get("x-api-key")}
+	req := Request{Model: b.Model, APIKey: r.Header.Get("x-api-key"), Messages: len(b.Messages)}
 	for _, t := range b.Tools {
 		req.Tools = append(req.Tools, t.Name)
 	}
@@ -133,15 +160,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	for i := len(b.Messages) - 1; i >= 0 && req.UserText == ""; i-- {
-		if b.Messages[i].Role != "user" {
+	for _, m := range b.Messages {
+		if m.Role == "system" {
+			for _, c := range blocks(m.Content) {
+				req.System = append(req.System, c.Text)
+			}
 			continue
 		}
-		for _, c := range blocks(b.Messages[i].Content) {
+		if m.Role != "user" {
+			continue
+		}
+		for _, c := range blocks(m.Content) {
 			if c.Type == "text" && !strings.HasPrefix(strings.TrimSpace(c.Text), "<system-reminder>") {
-				req.UserText = c.Text
+				req.UserTexts = append(req.UserTexts, c.Text)
 			}
 		}
+	}
+	if n := len(req.UserTexts); n > 0 {
+		req.UserText = req.UserTexts[n-1]
 	}
 	s.mu.Lock()
 	s.log = append(s.log, req)
@@ -153,36 +189,61 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if afterTool {
-		s.stream(w, b.Model, strings.ReplaceAll(rule.AfterTool, "{result}", req.Result), "", nil)
+		switch {
+		case rule.Loop:
+			s.reply(w, r, b.Model, rule, req.Tools)
+		case rule.Then != nil:
+			s.reply(w, r, b.Model, *rule.Then, req.Tools)
+		default:
+			s.stream(w, b.Model, "", strings.ReplaceAll(rule.AfterTool, "{result}", req.Result), "", nil)
+		}
 		return
 	}
 	for _, ru := range rules {
-		if ok, _ := regexp.MatchString(ru.Match, req.UserText); !ok {
-			continue
-		}
-		if ru.Tool == "" {
-			s.stream(w, b.Model, ru.Text, "", nil)
+		if ok, _ := regexp.MatchString(ru.Match, req.UserText); ok {
+			s.reply(w, r, b.Model, ru, req.Tools)
 			return
 		}
-		re, err := regexp.Compile(ru.Tool)
-		if err != nil {
-			apiError(w, http.StatusInternalServerError, "api_error", "bad tool pattern")
+	}
+	s.stream(w, b.Model, "", "Hello from fake anthropic.", "", nil)
+}
+
+// reply answers with one rule: after its delay, an error, text, or a call
+// of the first offered tool its Tool pattern matches.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, model string, ru Rule, tools []string) {
+	if ru.DelayMS > 0 {
+		t := time.NewTimer(time.Duration(ru.DelayMS) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
 			return
 		}
-		for _, name := range req.Tools {
-			if re.MatchString(name) {
-				id := fmt.Sprintf("toolu_fake_%d", s.seq.Add(1))
-				s.mu.Lock()
-				s.pending[id] = ru
-				s.mu.Unlock()
-				s.stream(w, b.Model, ru.TextBefore, id, &toolUse{name: name, input: ru.Input})
-				return
-			}
-		}
-		s.stream(w, b.Model, "no tool matches "+ru.Tool, "", nil)
+	}
+	if ru.Error != nil {
+		apiError(w, ru.Error.Status, ru.Error.Type, ru.Error.Message)
 		return
 	}
-	s.stream(w, b.Model, "Hello from fake anthropic.", "", nil)
+	if ru.Tool == "" {
+		s.stream(w, model, ru.Thinking, ru.Text, "", nil)
+		return
+	}
+	re, err := regexp.Compile(ru.Tool)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "api_error", "bad tool pattern")
+		return
+	}
+	for _, name := range tools {
+		if re.MatchString(name) {
+			id := fmt.Sprintf("toolu_fake_%d", s.seq.Add(1))
+			s.mu.Lock()
+			s.pending[id] = ru
+			s.mu.Unlock()
+			s.stream(w, model, ru.Thinking, ru.TextBefore, id, &toolUse{name: name, input: ru.Input})
+			return
+		}
+	}
+	s.stream(w, model, "", "no tool matches "+ru.Tool, "", nil)
 }
 
 type toolUse struct {
@@ -191,7 +252,7 @@ type toolUse struct {
 }
 
 // stream writes one assistant message as the Messages API's SSE events.
-func (s *Server) stream(w http.ResponseWriter, model, text, toolID string, tu *toolUse) {
+func (s *Server) stream(w http.ResponseWriter, model, thinking, text, toolID string, tu *toolUse) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -208,6 +269,13 @@ func (s *Server) stream(w http.ResponseWriter, model, text, toolID string, tu *t
 	}})
 	ev("ping", map[string]any{})
 	idx := 0
+	if thinking != "" {
+		ev("content_block_start", map[string]any{"index": idx, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		ev("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "thinking_delta", "thinking": thinking}})
+		ev("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "signature_delta", "signature": fmt.Sprintf("sig_fake_%d", n)}})
+		ev("content_block_stop", map[string]any{"index": idx})
+		idx++
+	}
 	if text != "" {
 		ev("content_block_start", map[string]any{"index": idx, "content_block": map[string]any{"type": "text", "text": ""}})
 		ev("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "text_delta", "text": text}})
