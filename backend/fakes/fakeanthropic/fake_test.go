@@ -79,7 +79,9 @@ func TestThenLoopErrorDelayAndLog(t *testing.T) {
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	tools := []any{map[string]any{"name": "Bash"}, map[string]any{"name": "Write"}}
-	req := func(msgs ...any) map[string]any { return map[string]any{"model": "m", "tools": tools, "messages": msgs} }
+	req := func(msgs ...any) map[string]any {
+		return map[string]any{"model": "m", "tools": tools, "messages": msgs}
+	}
 
 	// Then: the first tool's result is answered by the next step's tool.
 	_, evs := call(t, srv.URL, req(user("two steps")))
