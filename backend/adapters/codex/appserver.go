@@ -287,6 +287,7 @@ func (s *session) line(l proc.Line) {
 		s.r.keepStderr(l.Text)
 		return
 	}
+	s.r.lastLine.Store(time.Now().UnixNano())
 	if s.lines++; s.lines > s.r.a.opts.MaxLines {
 		s.c.Stop()
 		s.r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", s.r.a.opts.MaxLines))

@@ -67,6 +67,7 @@ func (r *run) execRun() {
 				r.keepStderr(l.Text)
 				continue
 			}
+			r.lastLine.Store(time.Now().UnixNano())
 			if n++; n > r.a.opts.MaxLines {
 				r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", r.a.opts.MaxLines))
 				return

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -41,6 +42,9 @@ type run struct {
 	modeMu    sync.Mutex
 
 	stderr []string // the child's last stderr lines, for a failure message
+	// lastLine is when the child's last stdout line arrived (Unix ns), so
+	// a benchmark can time the adapter from the CLI's final line to done.
+	lastLine atomic.Int64
 }
 
 func (r *run) ID() executor.RunID            { return r.em.RunID() }
