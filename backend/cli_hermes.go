@@ -1,0 +1,63 @@
+package backend
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/clawboo/desktop/backend/adapters/hermes"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/mcp"
+)
+
+func init() { cliOpeners = append(cliOpeners, openHermes) }
+
+// openHermes builds the Hermes runtime: managed homes under
+// <home>/runtimes/hermes, seeded from the user's own Hermes config
+// ($HERMES_HOME, else ~/.hermes), the program found by the binary
+// resolver, provider keys from the vault as the "hermes" runtime, and the
+// four MCP servers bound to each run's agent and team.
+func openHermes(b *Backend, opts Options) executor.Adapter {
+	getenv, environ := opts.Getenv, opts.Environ
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if environ == nil {
+		environ = os.Environ
+	}
+	userHome := getenv("HERMES_HOME")
+	if userHome == "" && getenv("HOME") != "" {
+		userHome = filepath.Join(getenv("HOME"), ".hermes")
+	}
+	userConfig := ""
+	if userHome != "" {
+		userConfig = filepath.Join(userHome, "config.yaml")
+	}
+	return hermes.New(hermes.Options{
+		Root:       filepath.Join(b.Config.Home, "runtimes", "hermes"),
+		UserConfig: userConfig,
+		Find: func() (string, bool) {
+			if b.resolver == nil {
+				return "", false
+			}
+			return b.resolver.Find("hermes")
+		},
+		Environ: environ,
+		Key: func(ctx context.Context, envVar string) string {
+			k, _ := b.Vault.Resolve(ctx, string(executor.Hermes), envVar)
+			return k
+		},
+		Attach: func(_ context.Context, teamID, agentID string) (string, error) {
+			base := b.BaseURL()
+			if base == "" || b.MCP == nil {
+				return "", nil // not listening yet: no server a child could reach
+			}
+			a, err := b.MCP.Attach(base, mcp.Binding{TeamID: teamID, AgentID: agentID}, false)
+			if err != nil {
+				return "", err
+			}
+			return a.Clients[mcp.ClientHermes].Text, nil
+		},
+		Log: b.log.With("part", "hermes"),
+	})
+}

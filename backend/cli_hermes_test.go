@@ -1,0 +1,224 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/config"
+)
+
+// buildFakeHermes builds the fake hermes program (backend/fakes/fakehermes)
+// into a fresh folder, named hermes, for the PATH. Hermes itself cannot be
+// installed here: its registry, PyPI, is unreachable.
+func buildFakeHermes(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out, err := exec.Command(gobin, "build", "-o", filepath.Join(dir, "hermes"),
+		"github.com/clawboo/desktop/backend/fakes/fakehermes").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build fake hermes: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestHermesE2EBoardTask runs a board code task on hermes end to end:
+// the fake on the PATH, a sentinel OpenRouter key connected, the server
+// listening (so mcp.json names reachable servers), a real repository and
+// worktree. The run writes a file, lands in review, is estimated from
+// characters with a spend_unreported warning, and no secret reaches the
+// events, the database or the logs.
+func TestHermesE2EBoardTask(t *testing.T) {
+	const sentinel = "sk-or-v1-SENTINEL-hermes-e2e-5f2c9a"
+	const ambient = "sk-ant-SENTINEL-ambient-never-passed"
+	bin := buildFakeHermes(t)
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, config.EnvVault: "file", "PATH": bin + ":" + os.Getenv("PATH"),
+		"OPENROUTER_API_KEY": sentinel}
+	getenv := func(k string) string { return env[k] }
+	environ := func() []string {
+		return []string{"HOME=" + home, "PATH=" + env["PATH"], "ANTHROPIC_API_KEY=" + ambient}
+	}
+	cfg, err := config.Load(home, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	b, err := New(context.Background(), Options{Config: cfg, Getenv: getenv, Environ: environ,
+		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			_ = b.Close(context.Background())
+		}
+	})
+	ln, err := b.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	h := b.Handler()
+
+	// The runtime is registered, healthy and ready.
+	var listing struct {
+		Runtimes []struct {
+			ID              string `json:"id"`
+			CanRun          bool   `json:"canRun"`
+			ConnectionState string `json:"connectionState"`
+			Health          struct{ OK bool }
+		} `json:"runtimes"`
+	}
+	e2eDo(t, h, "GET", "/api/runtimes", nil, &listing)
+	found := false
+	for _, r := range listing.Runtimes {
+		if r.ID == "hermes" {
+			found = true
+			if !r.CanRun || !r.Health.OK || r.ConnectionState != "ready" {
+				t.Fatalf("hermes entry %+v", r)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("hermes not listed")
+	}
+
+	name, rt := "Scribe", "hermes"
+	agent, err := b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := e2eRepo(t)
+	var created struct{ Task board.Task }
+	desc := "Write the plan.\n!write notes/plan.md # Plan\\n\\n1. Read the repo.\\n\n!env\n!mcp\n!reply plan written"
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the plan", "teamId": "team-h",
+		"repoPath": repo, "kind": "code", "status": "todo", "description": desc}, &created); code != http.StatusCreated {
+		t.Fatalf("create task: %d %+v", code, created)
+	}
+	task := created.Task
+
+	var res struct {
+		OK           bool        `json:"ok"`
+		RunID        string      `json:"runId"`
+		Summary      string      `json:"summary"`
+		Error        string      `json:"error"`
+		CostUSD      *float64    `json:"costUsd"`
+		CostKind     *string     `json:"costKind"`
+		Task         *board.Task `json:"task"`
+		UsedWorktree bool        `json:"usedWorktree"`
+	}
+	code := e2eDo(t, h, "POST", "/api/runtimes/hermes/run", map[string]any{"taskId": task.ID, "assigneeAgentId": agent.ID}, &res)
+	if code != http.StatusOK || !res.OK || !strings.HasSuffix(res.Summary, "plan written") {
+		t.Fatalf("run: %d %+v", code, res)
+	}
+	if res.Task == nil || res.Task.Status != board.InReview || !res.UsedWorktree {
+		t.Fatalf("task after the run %+v (worktree %v)", res.Task, res.UsedWorktree)
+	}
+	var diff struct {
+		Changed bool   `json:"changed"`
+		Diff    string `json:"diff"`
+	}
+	if code := e2eDo(t, h, "GET", "/api/board/"+task.ID+"/diff", nil, &diff); code != http.StatusOK ||
+		!diff.Changed || !strings.Contains(diff.Diff, "notes/plan.md") || !strings.Contains(diff.Diff, "+1. Read the repo.") {
+		t.Fatalf("diff %d %+v", code, diff)
+	}
+
+	// Hermes reports no cost: the host estimates from characters and warns.
+	if res.CostKind == nil || *res.CostKind != "char-estimate" || res.CostUSD == nil || *res.CostUSD <= 0 {
+		t.Fatalf("cost %v kind %v", deref(res.CostUSD), deref(res.CostKind))
+	}
+	if !strings.Contains(logs.String(), "spend_unreported") {
+		t.Fatal("no spend_unreported warning for a run that reported no cost")
+	}
+
+	// What the child saw: the worktree, the chosen key alone (not the
+	// ambient one), and mcp.json with all four servers and the token.
+	rows, err := b.Store.ListEvents(ctx, res.RunID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all bytes.Buffer
+	var reply strings.Builder
+	session := ""
+	for _, r := range rows {
+		all.Write(r.Data)
+		var ev struct {
+			Kind, Text, Session string
+		}
+		_ = json.Unmarshal(r.Data, &ev)
+		reply.WriteString(ev.Text)
+		if ev.Session != "" {
+			session = ev.Session
+		}
+	}
+	got := reply.String()
+	wt, err := b.Board.Worktree(ctx, task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"flag-provider=openrouter", "model=openai/gpt-4o-mini", "cwd=" + wt.Path + "\n", "ANTHROPIC_API_KEY=unset",
+		"home=" + filepath.Join(cfg.Home, "runtimes", "hermes", agent.ID),
+		"mcp=clawboo-memory,clawboo-tasks,clawboo-teamchat,clawboo-tools",
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the child did not report %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "OPENROUTER_API_KEY=unset") || session == "" {
+		t.Fatalf("key not passed or no resume handle (%q):\n%s", session, got)
+	}
+	token, ok := b.Vault.Get(ctx, mcpTokenName)
+	if !ok || token == "" {
+		t.Fatal("no attach token")
+	}
+	mj, err := os.ReadFile(filepath.Join(cfg.Home, "runtimes", "hermes", agent.ID, "mcp.json"))
+	if err != nil || !strings.Contains(string(mj), "Bearer "+token) || !strings.Contains(string(mj), b.BaseURL()+"/mcp/tasks?") {
+		t.Fatalf("mcp.json %v:\n%s", err, mj)
+	}
+
+	// No secret in the events, the logs or the database files.
+	for _, secret := range []string{sentinel, ambient, token} {
+		if strings.Contains(all.String(), secret) || strings.Contains(logs.String(), secret) {
+			t.Fatalf("secret %.12s… leaked into events or logs", secret)
+		}
+	}
+	closed = true
+	if err := b.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Every file under the home: the database and its journal, the vault,
+	// the managed Hermes home (whose fake logs keys as hashes only).
+	_ = filepath.WalkDir(cfg.Home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		for _, secret := range []string{sentinel, ambient} {
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("secret %.12s… stored in %s", secret, p)
+			}
+		}
+		return nil
+	})
+}
