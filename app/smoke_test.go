@@ -47,6 +47,8 @@ func TestDesktopSmoke(t *testing.T) {
 	t.Run("no display", func(t *testing.T) { testNoDisplay(t, bin) })
 	t.Run("serve", func(t *testing.T) { testServe(t, bin) })
 	t.Run("window", func(t *testing.T) { testWindow(t, bin) })
+	t.Run("approvals", func(t *testing.T) { testApprovals(t, bin) })
+	t.Run("tray", func(t *testing.T) { testTray(t, bin) })
 }
 
 // desktopBinary builds the desktop app with the e2e hook into a temp dir.

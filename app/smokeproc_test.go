@@ -34,7 +34,7 @@ type desktop struct {
 // startDesktop starts bin with a fresh home and the mock runtime enabled. Its
 // cleanup kills the process group and any recorded helper that survived, so
 // a failing test leaves nothing running.
-func startDesktop(t *testing.T, bin string) *desktop {
+func startDesktop(t *testing.T, bin string, extraEnv ...string) *desktop {
 	t.Helper()
 	dir := t.TempDir()
 	d := &desktop{home: filepath.Join(dir, "home"), log: filepath.Join(dir, "desktop.log"), done: make(chan struct{})}
@@ -44,7 +44,7 @@ func startDesktop(t *testing.T, bin string) *desktop {
 	}
 	defer logf.Close()
 	d.cmd = exec.Command(bin)
-	d.cmd.Env = appEnv("CLAWBOO_HOME="+d.home, "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "NO_AT_BRIDGE=1")
+	d.cmd.Env = appEnv(append([]string{"CLAWBOO_HOME=" + d.home, "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "NO_AT_BRIDGE=1"}, extraEnv...)...)
 	d.cmd.Stdout, d.cmd.Stderr = logf, logf
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	d.start = time.Now()

@@ -4,7 +4,7 @@
 #
 #   build/deps.sh serve    nothing beyond Go (the headless server is pure Go)
 #   build/deps.sh desktop  GTK and WebKitGTK 4.1 headers to build the window
-#   build/deps.sh test     the above plus Xvfb, D-Bus, xdotool, ImageMagick,
+#   build/deps.sh test     the above plus Xvfb, D-Bus, xdotool, ImageMagick, a tray host,
 #                          gnome-keyring and Chromium for the UI tests
 #
 # It installs with apt-get as root, or through passwordless sudo; otherwise
@@ -13,7 +13,7 @@ set -euo pipefail
 
 what=${1:-desktop}
 desktop_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
-test_pkgs=(xvfb xauth dbus-x11 xdotool imagemagick gnome-keyring libsecret-tools chromium)
+test_pkgs=(xvfb xauth dbus-x11 xdotool imagemagick gnome-keyring libsecret-tools chromium haskell-gtk-sni-tray-utils)
 
 need_go="1.26"
 need_node="20"
