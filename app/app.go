@@ -1,7 +1,8 @@
 // Package app is the Wails edge of Clawboo Desktop: the window, the signal
-// fix WebKit needs, and (in later issues) the tray, native approval popups
-// and notifications. Only main.go and this package import Wails, and only in
-// files built with the desktop tag.
+// fix WebKit needs, native approval popups (a GTK dialog of our own, see
+// popup_gtk.c), desktop notifications (D-Bus) and the tray (fyne.io/systray).
+// Only main.go and this package import Wails, and only in files built with
+// the desktop tag.
 //
 // Invariants:
 //   - The window shows the same UI as `clawboo serve`: the backend's one
@@ -20,6 +21,13 @@
 //   - After every page load the SA_ONSTACK flag is put back on the signal
 //     handlers WebKit installed, or a nil dereference in any goroutine would
 //     kill the app (platform.md §4.2; the smoke test proves it).
+//   - Popups, notifications and the tray never answer anything themselves:
+//     a popup's choice goes through the approvals queue like the page's, so
+//     the first answer anywhere wins and the rest are withdrawn (attention).
+//   - Nothing here autolaunches a D-Bus session bus; without one there are
+//     popups but no notifications and no tray, and closing the window then
+//     quits. Closing hides into the tray only while runs are live and a tray
+//     host can show the item.
 //   - The JS eval hook (/__e2e/...) exists only in builds tagged e2e.
 //   - Built without the desktop tag, Run explains how to get a window and
 //     fails, so `go build .` stays a cgo-free headless binary.
