@@ -249,9 +249,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, st 
 	if txt != "" {
 		chunks := st.Chunks
 		if len(chunks) == 0 && st.Delay > 0 {
-			for _, w := range strings.SplitAfter(txt, " ") {
-				chunks = append(chunks, w)
-			}
+			chunks = append(chunks, strings.SplitAfter(txt, " ")...)
 		}
 		if len(chunks) == 0 {
 			chunks = []string{txt}

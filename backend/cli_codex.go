@@ -1,0 +1,59 @@
+package backend
+
+import (
+	"context"
+	"os"
+
+	"github.com/clawboo/desktop/backend/adapters/codex"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/mcp"
+)
+
+func init() { cliOpeners = append(cliOpeners, openCodex) }
+
+// openCodex builds the Codex runtime: the binary from the resolver (PATH
+// and the per-user install folders), managed homes under the Clawboo
+// home seeded from the user's own CODEX_HOME, keys from the vault, and
+// Clawboo's MCP servers attached for the run's team and agent (the
+// attach token travels only in the child's environment).
+func openCodex(b *Backend, opts Options) executor.Adapter {
+	getenv, environ := opts.Getenv, opts.Environ
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if environ == nil {
+		environ = os.Environ
+	}
+	return codex.New(codex.Options{
+		Find:     func() (string, bool) { return b.resolver.Find("codex") },
+		Home:     b.Config.Home,
+		UserHome: codex.DefaultUserHome(getenv),
+		Environ:  environ,
+		Key: func(ctx context.Context, name string) string {
+			if b.Vault == nil {
+				return ""
+			}
+			k, _ := b.Vault.Resolve(ctx, string(executor.Codex), name)
+			return k
+		},
+		Attach: func(_ context.Context, req executor.StartRequest) (*codex.MCP, error) {
+			return b.codexMCP(req)
+		},
+		Log: b.log.With("part", "codex"),
+	})
+}
+
+// codexMCP is a run's attachment to the MCP servers, or nil while the
+// server is not listening (nothing to attach to).
+func (b *Backend) codexMCP(req executor.StartRequest) (*codex.MCP, error) {
+	base := b.BaseURL()
+	if b.MCP == nil || base == "" {
+		return nil, nil
+	}
+	a, err := b.MCP.Attach(base, mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID}, false)
+	if err != nil {
+		return nil, err
+	}
+	cc := a.Clients[mcp.ClientCodex]
+	return &codex.MCP{TOML: cc.Text, URLs: a.URLs, TokenEnv: mcp.TokenEnv, Env: cc.Env}, nil
+}

@@ -1,0 +1,251 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
+)
+
+// codexTestKey is the OpenAI key the run gets from the vault: it must
+// reach the fake model and nowhere else.
+const codexTestKey = "sk-proj-SENTINEL-codex-4b8e2d6a91"
+
+// codexTestBin is the real, pinned codex of test/clis: a plain `go test`
+// skips, CLAWBOO_TEST_CLIS set without the program fails.
+func codexTestBin(t *testing.T) string {
+	t.Helper()
+	dir, set := os.LookupEnv("CLAWBOO_TEST_CLIS")
+	if !set {
+		t.Skip("CLAWBOO_TEST_CLIS is not set (make test sets it to test/clis, with the pinned programs installed)")
+	}
+	p := filepath.Join(dir, "node_modules", ".bin", "codex")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("CLAWBOO_TEST_CLIS: %v", err)
+	}
+	return p
+}
+
+// codexUser writes a user's ~/.codex that keeps the real codex offline on
+// the fake Responses API (runtimes-protocols.md section 3.1), with the
+// bundled gpt-5.5 catalog entry renamed fake-model and tool search off so
+// MCP tools are offered directly.
+func codexUser(t *testing.T, bin, dir, fakeURL string) {
+	t.Helper()
+	cmd := exec.Command(bin, "debug", "models", "--bundled")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CODEX_HOME=" + dir}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("codex debug models: %v", err)
+	}
+	var all struct {
+		Models []map[string]any `json:"models"`
+	}
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatal(err)
+	}
+	var entry map[string]any
+	for _, m := range all.Models {
+		if m["slug"] == "gpt-5.5" {
+			entry = m
+		}
+	}
+	if entry == nil {
+		t.Fatal("no gpt-5.5 in codex's bundled catalog")
+	}
+	entry["slug"], entry["display_name"], entry["supports_search_tool"] = "fake-model", "fake-model", false
+	catalog, _ := json.Marshal(map[string]any{"models": []any{entry}})
+	if err := os.WriteFile(filepath.Join(dir, "model-catalog.json"), catalog, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`model = "fake-model"
+model_catalog_json = %q
+web_search = "disabled"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "Fake OpenAI"
+base_url = %q
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+`, filepath.Join(dir, "model-catalog.json"), fakeURL+"/v1")
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCodexBoardTask runs a board code task on the real codex end to end:
+// the backend listening (so the CLI reaches the MCP servers over HTTP),
+// the key from the vault, a real repository and worktree. The fake model
+// has codex write a file with its shell tool, claim a subtask through the
+// Tasks server, and answer; the task lands in review with the file in its
+// diff, the run is charged as a token estimate, and the key is nowhere in
+// the events, the logs or the home folder.
+func TestCodexBoardTask(t *testing.T) {
+	bin := codexTestBin(t)
+	fake := fakeresponses.New()
+	fsrv := httptest.NewServer(fake)
+	defer fsrv.Close()
+
+	home, userCodex := t.TempDir(), t.TempDir()
+	codexUser(t, bin, userCodex, fsrv.URL)
+	env := map[string]string{"HOME": home, config.EnvVault: "file", "CODEX_HOME": userCodex,
+		"PATH": filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := config.Load(home, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			_ = b.Close(context.Background())
+		}
+	}()
+	ln, err := b.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := b.Server()
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if err := b.Vault.Set(ctx, "OPENAI_API_KEY", codexTestKey); err != nil {
+		t.Fatal(err)
+	}
+	h := b.Handler()
+
+	name, rt := "Coder", "codex"
+	agent, err := b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := e2eRepo(t)
+	var created struct{ Task board.Task }
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the codex note", "teamId": "team-cx",
+		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+		t.Fatalf("create task: %d", code)
+	}
+	parent := created.Task
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Follow up", "teamId": "team-cx",
+		"parentTaskId": parent.ID, "status": "todo"}, &created); code != http.StatusCreated {
+		t.Fatalf("create subtask: %d", code)
+	}
+	child := created.Task
+
+	fake.SetRules(fakeresponses.Rule{Match: "Write the codex note", Steps: []fakeresponses.Step{
+		{Text: "Writing the note.", Call: &fakeresponses.Call{Tool: "^exec_command$",
+			Args: `{"cmd":"mkdir -p notes && printf 'written by codex\\n' > notes/codex.md"}`}},
+		{Call: &fakeresponses.Call{Tool: `clawboo.tasks/claim_task$`,
+			Args: fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, child.ID, agent.ID)}},
+		{Text: "done: {result}"},
+	}})
+
+	var res struct {
+		OK       bool        `json:"ok"`
+		RunID    string      `json:"runId"`
+		Summary  string      `json:"summary"`
+		Error    string      `json:"error"`
+		CostUSD  *float64    `json:"costUsd"`
+		CostKind *string     `json:"costKind"`
+		Task     *board.Task `json:"task"`
+	}
+	code := e2eDo(t, h, "POST", "/api/runtimes/codex/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
+	reqs := fake.Requests()
+	if code != http.StatusOK || !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
+		t.Fatalf("run: %d %+v\nmodel calls: %d\nlogs:\n%s", code, res, len(reqs), logs.String())
+	}
+	if len(reqs) != 3 {
+		t.Fatalf("the model saw %d requests", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.APIKey != codexTestKey {
+			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
+		}
+	}
+	if len(reqs[2].Outputs) != 2 || !strings.Contains(reqs[2].Outputs[1], agent.ID) {
+		t.Fatalf("tool outputs %q", reqs[2].Outputs)
+	}
+
+	// The subtask is claimed by the agent, through the Tasks server.
+	var got struct{ Task board.Task }
+	if code := e2eDo(t, h, "GET", "/api/board/"+child.ID, nil, &got); code != http.StatusOK ||
+		got.Task.Status != board.InProgress || got.Task.AssigneeAgentID == nil || *got.Task.AssigneeAgentID != agent.ID {
+		t.Fatalf("subtask after the run: %d %+v", code, got.Task)
+	}
+	// The task is in review with codex's file in its diff.
+	if res.Task == nil || res.Task.Status != board.InReview {
+		t.Fatalf("task after the run %+v", res.Task)
+	}
+	var diff struct {
+		Changed bool   `json:"changed"`
+		Diff    string `json:"diff"`
+	}
+	if code := e2eDo(t, h, "GET", "/api/board/"+parent.ID+"/diff", nil, &diff); code != http.StatusOK ||
+		!diff.Changed || !strings.Contains(diff.Diff, "notes/codex.md") || !strings.Contains(diff.Diff, "+written by codex") {
+		t.Fatalf("diff %d %+v", code, diff)
+	}
+	// Codex reports tokens, not dollars: the host estimates.
+	if res.CostKind == nil || *res.CostKind != "token-estimate" || res.CostUSD == nil || *res.CostUSD <= 0 {
+		t.Fatalf("cost %v kind %v, want a token estimate", deref(res.CostUSD), deref(res.CostKind))
+	}
+	// The managed home holds the agent's session, seeded from the user's.
+	managed := filepath.Join(home, "runtimes", "codex", agent.ID)
+	if mc, err := os.ReadFile(filepath.Join(managed, "config.toml")); err != nil ||
+		!strings.Contains(string(mc), `model_provider = "fake"`) || !strings.Contains(string(mc), "[mcp_servers.clawboo-tasks]") {
+		t.Fatalf("managed config: %v\n%s", err, mc)
+	}
+
+	// The key is nowhere but the request headers.
+	rows, err := b.Store.ListEvents(ctx, res.RunID, 0, 10000)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("events: %d %v", len(rows), err)
+	}
+	if blob, _ := json.Marshal(rows); strings.Contains(string(blob), codexTestKey) {
+		t.Fatal("the key reached the stored events")
+	}
+	if strings.Contains(logs.String(), codexTestKey) {
+		t.Fatal("the key reached the logs")
+	}
+	closed = true
+	_ = b.Close(context.Background())
+	_ = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if data, _ := os.ReadFile(p); strings.Contains(string(data), codexTestKey) {
+			t.Errorf("the key is stored in %s", p)
+		}
+		return nil
+	})
+}
