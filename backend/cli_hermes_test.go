@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +27,7 @@ func buildFakeHermes(t *testing.T) string {
 	dir := t.TempDir()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("the go command builds the fake hermes: %v", err)
 	}
 	out, err := exec.Command(gobin, "build", "-o", filepath.Join(dir, "hermes"),
 		"github.com/clawboo/desktop/backend/fakes/fakehermes").CombinedOutput()

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,13 +37,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
-}
-
 // fakeHermes returns the path of the built fake (a program named hermes).
 func fakeHermes(tb testing.TB) string {
 	tb.Helper()
@@ -54,7 +46,12 @@ func fakeHermes(tb testing.TB) string {
 			return
 		}
 		fakePath = filepath.Join(fakeDir, "hermes")
-		out, err := exec.Command(goTool(), "build", "-o", fakePath, "github.com/clawboo/desktop/backend/fakes/fakehermes").CombinedOutput()
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			fakeErr = fmt.Errorf("the go command builds the fake hermes: %v", err)
+			return
+		}
+		out, err := exec.Command(gobin, "build", "-o", fakePath, "github.com/clawboo/desktop/backend/fakes/fakehermes").CombinedOutput()
 		if err != nil {
 			fakeErr = fmt.Errorf("build fake hermes: %v\n%s", err, out)
 		}

@@ -47,6 +47,7 @@ func (r *run) segment(prompt, resume string, c Choice, env []string) (segResult,
 
 	r.consume(child, c, &res)
 	res.exit = child.Wait()
+	child.Stop() // reap what the program left in its group
 	r.mu.Lock()
 	r.child = nil
 	r.mu.Unlock()
@@ -59,9 +60,11 @@ func (r *run) segment(prompt, resume string, c Choice, env []string) (segResult,
 // consume reads the process's lines until both streams end: stdout text
 // becomes text events (lines queued together go in one event), the session
 // line becomes the resume handle, and the rest is kept, bounded, to explain
-// a failure. A flood or a silence stops the process.
+// a failure. A flood or a silence stops the process; its exit stops its
+// group, so nothing it started outlives it.
 func (r *run) consume(child *proc.Child, c Choice, res *segResult) {
 	lines := child.Lines()
+	exited := child.Done()
 	var silence <-chan time.Time
 	var timer *time.Timer
 	if d := r.a.opts.Silence; d > 0 {
@@ -95,6 +98,12 @@ func (r *run) consume(child *proc.Child, c Choice, res *segResult) {
 	}
 	for {
 		select {
+		case <-exited:
+			// The program is gone: whatever it left in its group (a
+			// crashed run's helpers) goes too, and the pipes they hold close.
+			exited = nil
+			child.Stop()
+			continue
 		case <-silence:
 			stop(fmt.Sprintf("hermes wrote nothing for %s; stopped it", r.a.opts.Silence))
 			continue
