@@ -80,8 +80,14 @@ $(CLIS)/.installed: test/clis/package.json test/clis/package-lock.json
 	cd test/clis && npm ci --no-audit --no-fund
 	touch $@
 
-test-go: $(CLIS)/.installed
-	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis $(GO) test -race ./...
+# The real OpenClaw Gateway and the Node 24 it needs (test/openclaw/install.sh;
+# cached until the lockfile changes).
+OPENCLAW := test/openclaw/node_modules
+$(OPENCLAW)/.installed: test/openclaw/package.json test/openclaw/package-lock.json test/openclaw/install.sh
+	test/openclaw/install.sh
+
+test-go: $(CLIS)/.installed $(OPENCLAW)/.installed
+	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw $(GO) test -race ./...
 
 # The vault against the real Secret Service on a private bus (plus the
 # no-bus fallback). XDG_DATA_HOME keeps the throwaway login keyring (password
