@@ -231,8 +231,17 @@ func TestCodexBoardTask(t *testing.T) {
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("events: %d %v", len(rows), err)
 	}
-	if blob, _ := json.Marshal(rows); strings.Contains(string(blob), codexTestKey) {
+	var blob []byte
+	for _, r := range rows {
+		blob = append(append(blob, r.Data...), '\n')
+	}
+	if strings.Contains(string(blob), codexTestKey) {
 		t.Fatal("the key reached the stored events")
+	}
+	for _, want := range []string{"mcp__clawboo-tasks__claim_task", `"shell"`, "tool-result"} {
+		if !strings.Contains(string(blob), want) {
+			t.Fatalf("stored events lack %s: %s", want, blob)
+		}
 	}
 	if strings.Contains(logs.String(), codexTestKey) {
 		t.Fatal("the key reached the logs")

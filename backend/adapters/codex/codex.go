@@ -148,6 +148,10 @@ func (a *Adapter) Health(context.Context) executor.Health {
 	return executor.Health{Message: "codex is not installed (npm install -g @openai/codex)"}
 }
 
+// childEnv is what a codex child gets from the server's environment:
+// proc's base set plus the certificate settings a proxied network needs.
+var childEnv = append(append([]string(nil), proc.BaseEnv...), "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+
 var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // Start prepares the agent's home and launches the run's child.
@@ -217,7 +221,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		model = prov.Model
 	}
 	r := &run{a: a, req: req, em: req.Emitter, bin: bin, home: home, throwaway: throwaway, mcp: mcp, model: model,
-		env:     proc.AllowEnv(a.opts.Environ(), proc.BaseEnv, nil, extra),
+		env:     proc.AllowEnv(a.opts.Environ(), childEnv, nil, extra),
 		ctl:     make(chan control),
 		aborted: make(chan struct{}),
 		ended:   make(chan struct{}),

@@ -156,3 +156,22 @@ func TestThrowawayHome(t *testing.T) {
 		t.Fatalf("throwaway homes left: %v", rollouts)
 	}
 }
+
+// TestWriteContext writes into the run's folder, and nothing without one.
+func TestWriteContext(t *testing.T) {
+	dir := t.TempDir()
+	r := &run{req: executor.StartRequest{WorkDir: dir}}
+	if err := r.WriteContext(context.Background(), "team notes/../x", "be brief"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(dir, ".clawboo", "context", "team_notes____x.md")); got != "be brief" {
+		t.Fatalf("context file %q", got)
+	}
+	none := &run{}
+	if err := none.WriteContext(context.Background(), "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if err := none.SetModel(context.Background(), "gpt-x"); err != nil {
+		t.Fatal(err)
+	}
+}
