@@ -2,10 +2,14 @@ package supervisor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
 )
 
 // startKeyed runs a mock run in conversation key and returns its init
@@ -104,5 +108,73 @@ func TestAbortAllStopsEveryLiveRun(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("still live: %d", e.sup.LiveCount())
 		}
+	}
+}
+
+// TestClaimedRunIsKnownWhileItsWorktreeIsMade: the board names the run as
+// soon as the claim commits; until the run is live (its worktree still
+// being made) the supervisor answers for it as starting, never as unknown.
+func TestClaimedRunIsKnownWhileItsWorktreeIsMade(t *testing.T) {
+	e := setupTasks(t, Options{})
+	repo := gitRepo(t)
+	// git worktree add runs post-checkout: make provisioning take a while.
+	hook := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nsleep 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	task := e.task(t, board.NewTask{Title: "slow workspace", RepoPath: repo})
+	done := make(chan error, 1)
+	go func() {
+		h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, TaskID: task.ID, Message: "!ok"})
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, err = h.Wait(ctx)
+		}
+		done <- err
+	}()
+	var runID string
+	eventually := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	eventually("the claim", func() bool {
+		got, err := e.board.Get(context.Background(), task.ID)
+		if err == nil && got.RunID != nil {
+			runID = *got.RunID
+		}
+		return runID != ""
+	})
+	if e.sup.IsLive(runID) {
+		t.Fatal("the run is live already: the hook did not slow provisioning, so this test proves nothing")
+	}
+	r, ok := e.sup.Live(runID)
+	if !ok || r.Status != store.RunStarting || r.ID != runID || r.TaskID == nil || *r.TaskID != task.ID {
+		t.Fatalf("claimed run %s answered %v %+v", runID, ok, r)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := e.sup.Live(runID); r.Status == store.RunStarting && !e.sup.IsLive(runID) {
+		t.Fatal("a finished run is still answered as starting")
+	}
+}
+
+func TestAFailedWorkspaceForgetsTheClaimedRun(t *testing.T) {
+	e := setupTasks(t, Options{})
+	task := e.task(t, board.NewTask{Title: "no repo", RepoPath: filepath.Join(t.TempDir(), "missing")})
+	_, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock, TaskID: task.ID, Message: "!ok"})
+	if refusal(t, err) != "workspace_unavailable" {
+		t.Fatal(err)
+	}
+	e.sup.mu.Lock()
+	n := len(e.sup.claiming)
+	e.sup.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d claimed runs left behind", n)
 	}
 }

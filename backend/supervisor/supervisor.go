@@ -86,9 +86,13 @@ type Supervisor struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	live   map[string]*liveRun
-	closed bool
+	mu   sync.Mutex
+	live map[string]*liveRun
+	// claiming are task runs whose claim is committed (the task already
+	// names them) while their workspace is still being made: the API
+	// answers for them as "starting" instead of "unknown run".
+	claiming map[string]store.Run
+	closed   bool
 }
 
 // New makes a supervisor and fails any run a previous process left live.
@@ -121,6 +125,7 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 		opts:     opts,
 		Updates:  bus.New[store.Run](500 * time.Millisecond),
 		live:     map[string]*liveRun{},
+		claiming: map[string]store.Run{},
 		watchers: map[string]map[chan struct{}]struct{}{},
 	}
 	s.journal = newJournal(opts.Store, opts.Log, s.notify)
@@ -231,11 +236,13 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	if s.closed {
 		s.mu.Unlock()
 		if tc != nil {
+			s.unclaiming(id)
 			_, _ = s.opts.Board.Release(context.Background(), tc.task.ID, id, "Not started: Clawboo is shutting down.")
 		}
 		return nil, ErrClosed
 	}
 	s.live[id] = l
+	delete(s.claiming, id)
 	s.wg.Add(1)
 	s.mu.Unlock()
 
@@ -334,11 +341,29 @@ func (s *Supervisor) AgentLive(agentID string) bool {
 func (s *Supervisor) Live(id string) (store.Run, bool) {
 	s.mu.Lock()
 	l := s.live[id]
+	c, claiming := s.claiming[id]
 	s.mu.Unlock()
 	if l == nil {
-		return store.Run{}, false
+		return c, claiming
 	}
 	return l.snapshot(), true
+}
+
+// claimed notes a task run whose claim is committed but which is not live
+// yet (its worktree is being made).
+func (s *Supervisor) claimed(id string, v store.Run) {
+	s.mu.Lock()
+	s.claiming[id] = v
+	s.mu.Unlock()
+}
+
+// unclaiming forgets a run that will not start after its claim, and wakes
+// anyone streaming it so they see it gone.
+func (s *Supervisor) unclaiming(id string) {
+	s.mu.Lock()
+	delete(s.claiming, id)
+	s.mu.Unlock()
+	s.notify(id)
 }
 
 // Close aborts every live run, waits for them to end (bounded by ctx, after

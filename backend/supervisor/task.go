@@ -9,6 +9,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/worktree"
 	"github.com/oklog/ulid/v2"
 )
@@ -73,7 +74,14 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 		return nil, "", err
 	}
 	runID := ulid.Make().String()
+	// Answer for the run from the moment the claim can name it (the board
+	// publishes the claimed task before Claim returns) until it is live.
+	s.claimed(runID, store.Run{ID: runID, RuntimeID: string(a.ID()), TaskID: &t.ID, Title: title(taskMessage(t, p.Message)),
+		Status: store.RunStarting, CreatedAt: s.opts.Now().UnixMilli()})
 	claimed, err := s.opts.Board.Claim(ctx, t.ID, board.ClaimSpec{AgentID: p.AgentID, Runtime: string(a.ID()), RunID: runID})
+	if err != nil {
+		s.unclaiming(runID)
+	}
 	var rule *board.RuleError
 	switch {
 	case errors.Is(err, board.ErrNotFound):
@@ -89,6 +97,7 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 	if worktree.NeedsWorktree(string(tc.kind)) {
 		wt, err := s.provision(ctx, claimed, p.RepoPath)
 		if err != nil {
+			s.unclaiming(runID)
 			_, _ = s.opts.Board.Release(context.Background(), t.ID, runID, "Not started: "+err.Error())
 			return nil, "", refuse("workspace_unavailable", "%v", err)
 		}
