@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -63,7 +64,10 @@ type Options struct {
 }
 
 // Adapter is the claude-code runtime.
-type Adapter struct{ opts Options }
+type Adapter struct {
+	opts Options
+	live sync.WaitGroup // runs whose child is not reaped yet
+}
 
 // New returns the adapter.
 func New(opts Options) *Adapter {
@@ -150,14 +154,35 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	r := &run{
 		a: a, req: req, em: req.Emitter, bin: bin, dir: dir, removeDir: removeDir,
 		args: a.args(req, servers), env: a.childEnv(key, servers.Token, req.Env),
-		scrub: newScrubber(key, servers.Token), abortReq: make(chan struct{}), unread: map[string]bool{},
+		scrub: newScrubber(key, servers.Token), abortReq: make(chan struct{}), reaped: make(chan struct{}), unread: map[string]bool{},
 	}
 	if err := r.launch(req.Resume); err != nil {
 		removeDir()
 		return nil, fmt.Errorf("claude-code: start %s: %w", bin, err)
 	}
-	r.em.Go(r.loop)
+	a.live.Add(1)
+	r.em.Go(func() {
+		defer a.live.Done()
+		r.loop()
+	})
 	return r, nil
+}
+
+// Wait blocks until every run's child is reaped (a run's done goes out
+// before its CLI has exited), or ctx ends. A host that shuts down calls it
+// after aborting its runs, so no CLI outlives it.
+func (a *Adapter) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		a.live.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // workDir is the run's working folder: its own, else one per

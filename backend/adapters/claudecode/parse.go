@@ -310,8 +310,7 @@ func Outcome(r Result, aborted bool) []executor.Event {
 
 var (
 	reToolUseID = regexp.MustCompile(`"tool_use_id"\s*:\s*"([^"]+)"`)
-	reToolUse   = regexp.MustCompile(`"type"\s*:\s*"tool_use"`)
-	reID        = regexp.MustCompile(`"id"\s*:\s*"(toolu_[^"]+)"`)
+	reID        = regexp.MustCompile(`"id"\s*:\s*"((?:srv)?toolu_[^"]+)"`)
 	reName      = regexp.MustCompile(`"name"\s*:\s*"([^"]+)"`)
 )
 
@@ -327,11 +326,16 @@ func (m *Mapper) salvage(line []byte) Parsed {
 			delete(m.tools, id)
 			return Parsed{Events: []executor.Event{executor.ToolResult(id, name, "[tool output too large to record]", false)}}
 		}
-	case bytes.HasPrefix(line, []byte(`{"type":"assistant"`)) && reToolUse.Match(line):
-		id, name := reID.FindSubmatch(line), reName.FindSubmatch(line)
-		if id != nil && name != nil {
-			m.tools[string(id[1])] = string(name[1])
-			return Parsed{Events: []executor.Event{executor.ToolCall(string(id[1]), string(name[1]),
+	case bytes.HasPrefix(line, []byte(`{"type":"assistant"`)):
+		// The block's keys come in the API's order (type, id, name,
+		// input), but a name after the cut is not guessed.
+		if id := reID.FindSubmatch(line); id != nil {
+			name := "unknown"
+			if n := reName.FindSubmatch(line); n != nil {
+				name = string(n[1])
+			}
+			m.tools[string(id[1])] = name
+			return Parsed{Events: []executor.Event{executor.ToolCall(string(id[1]), name,
 				json.RawMessage(`{"note":"input too large to record"}`))}}
 		}
 	}

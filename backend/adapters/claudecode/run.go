@@ -31,6 +31,9 @@ type run struct {
 
 	abortReq  chan struct{}
 	abortOnce sync.Once
+	// reaped closes when the loop is over: the child is gone, its output
+	// drained, its FIFO and throwaway folder removed.
+	reaped chan struct{}
 
 	mu       sync.Mutex // guards what Steer, Abort and the loop share
 	child    *proc.Child
@@ -122,6 +125,7 @@ func (r *run) emitAll(evs []executor.Event) bool {
 
 // loop reads the CLI until the run is over, then reaps it.
 func (r *run) loop() {
+	defer close(r.reaped)
 	defer r.removeDir()
 	m := NewMapper()
 	var last *Result
