@@ -101,15 +101,7 @@ func (r *run) release(c *child) {
 		for range c.Lines() {
 		}
 	}()
-	go func() {
-		t := time.NewTimer(r.a.opts.Grace)
-		defer t.Stop()
-		select {
-		case <-c.Done():
-		case <-t.C:
-		}
-		c.Stop()
-	}()
+	r.reap(c)
 }
 
 // call sends a request; then runs on the loop with its answer.

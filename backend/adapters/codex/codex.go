@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -86,7 +87,11 @@ type Options struct {
 }
 
 // Adapter is the Codex runtime.
-type Adapter struct{ opts Options }
+type Adapter struct {
+	opts Options
+	// live counts runs whose children are not yet reaped.
+	live sync.WaitGroup
+}
 
 // New builds the adapter.
 func New(o Options) *Adapter {
@@ -228,6 +233,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	}
 	r.handle = DecodeHandle(req.Resume)
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	a.live.Add(1)
 	r.em.Go(r.main)
 	return r, nil
 }

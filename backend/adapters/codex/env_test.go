@@ -125,6 +125,24 @@ type world struct {
 	keys     map[string]string
 	mode     Mode
 	attach   func(context.Context, executor.StartRequest) (*MCP, error)
+	adapters []*Adapter
+}
+
+// settle waits (bounded) until every run's children are gone, so the
+// test's folders are not removed under a codex still writing to them.
+func settle(t testing.TB, as []*Adapter) {
+	done := make(chan struct{})
+	go func() {
+		for _, a := range as {
+			a.live.Wait()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Error("codex children were not reaped within 20 s")
+	}
 }
 
 func newWorld(t testing.TB, rules ...fakeresponses.Rule) *world {
@@ -140,6 +158,7 @@ func newWorld(t testing.TB, rules ...fakeresponses.Rule) *world {
 		t.Fatal(err)
 	}
 	w.writeUser("config.toml", userConfig(modelCatalog(t, bin), srv.URL+"/v1"))
+	t.Cleanup(func() { settle(t, w.adapters) })
 	return w
 }
 
@@ -151,12 +170,14 @@ func (w *world) writeUser(name, body string) {
 }
 
 func (w *world) adapter() *Adapter {
-	return New(Options{
+	a := New(Options{
 		Find: func() (string, bool) { return w.bin, true }, Home: w.clawboo, UserHome: w.userHome,
 		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home} },
 		Key:     func(_ context.Context, name string) string { return w.keys[name] },
 		Attach:  w.attach, Mode: w.mode, Grace: 2 * time.Second, Handshake: 20 * time.Second,
 	})
+	w.adapters = append(w.adapters, a)
+	return a
 }
 
 var runN sync.Map

@@ -38,15 +38,7 @@ func (r *run) execRun() {
 			for range c.Lines() {
 			}
 		}()
-		go func() {
-			t := time.NewTimer(r.a.opts.Grace)
-			defer t.Stop()
-			select {
-			case <-c.Done():
-			case <-t.C:
-			}
-			c.Stop()
-		}()
+		r.reap(c)
 	}()
 	m := ExecMapper{Model: r.model, Prev: r.handle.Totals}
 	lines, aborted := c.Lines(), r.aborted

@@ -30,12 +30,14 @@ func fakeCodex(t *testing.T, body string) *Adapter {
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return New(Options{
+	a := New(Options{
 		Find: func() (string, bool) { return bin, true }, Home: filepath.Join(dir, "home"), UserHome: t.TempDir(),
 		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} },
 		Key:     func(context.Context, string) string { return "sk-fault-test-key" },
 		Mode:    AppServer, Grace: 500 * time.Millisecond, Handshake: time.Second, MaxLines: 500,
 	})
+	t.Cleanup(func() { settle(t, []*Adapter{a}) })
+	return a
 }
 
 func runFault(t *testing.T, a *Adapter) ([]executor.Event, time.Duration) {

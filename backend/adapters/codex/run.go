@@ -42,6 +42,7 @@ type run struct {
 	modeMu    sync.Mutex
 
 	stderr []string // the child's last stderr lines, for a failure message
+	kids   sync.WaitGroup // children not yet reaped
 	// lastLine is when the child's last stdout line arrived (Unix ns), so
 	// a benchmark can time the adapter from the CLI's final line to done.
 	lastLine atomic.Int64
@@ -164,14 +165,38 @@ func (r *run) cleanup() {
 	}
 	r.em.Close()
 	close(r.ended)
-	r.cancel()
-	if r.throwaway {
-		// Give a child that is still exiting a moment to let go.
-		go func(dir string) {
-			time.Sleep(r.a.opts.Grace + time.Second)
-			os.RemoveAll(dir)
-		}(r.home)
-	}
+	go func() {
+		r.kids.Wait()
+		r.cancel()
+		if r.throwaway {
+			os.RemoveAll(r.home)
+		}
+		r.a.live.Done()
+	}()
+}
+
+// exiter is a child being let go.
+type exiter interface {
+	Done() <-chan struct{}
+	Stop()
+}
+
+// reap lets a child go after the run's result: it has the grace period to
+// exit on its own (app-server exits when its stdin closes, exec after its
+// last line), then its process group is stopped.
+func (r *run) reap(c exiter) {
+	r.kids.Add(1)
+	go func() {
+		defer r.kids.Done()
+		t := time.NewTimer(r.a.opts.Grace)
+		defer t.Stop()
+		select {
+		case <-c.Done():
+		case <-t.C:
+		}
+		c.Stop()
+		<-c.Done()
+	}()
 }
 
 // emit sends one event, bounded so a host that stopped reading cannot
