@@ -87,6 +87,14 @@ type Request struct {
 // New returns a fake answering with rules, in order.
 func New(rules ...Rule) *Server { return &Server{rules: rules, pending: map[string]Rule{}} }
 
+// SetRules replaces the rules (for a test that learns ids, such as a
+// task's, after the fake is serving).
+func (s *Server) SetRules(rules ...Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = rules
+}
+
 // Requests returns the model calls seen so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

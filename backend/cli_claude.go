@@ -1,0 +1,67 @@
+package backend
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/clawboo/desktop/backend/adapters/claudecode"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/mcp"
+)
+
+func init() { cliOpeners = append(cliOpeners, openClaude) }
+
+// claudeKeyName is the vault slot of the key a Claude Code run gets.
+const claudeKeyName = "ANTHROPIC_API_KEY"
+
+// openClaude builds the Claude Code runtime: the claude program from the
+// resolver (PATH and the per-user install folders), the user's own home
+// and Claude login (no managed home), the connected Anthropic key resolved
+// from the vault at the start of each run, and Clawboo's four MCP servers
+// bound to the run's team and agent (the attach token only in the child's
+// environment). Runs without a folder of their own work in a per-
+// conversation scratch folder under the Clawboo home, where the CLI finds
+// the session again on resume.
+func openClaude(b *Backend, opts Options) executor.Adapter {
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	return claudecode.New(claudecode.Options{
+		Binary: func() (string, bool) {
+			if b.resolver == nil {
+				return "", false
+			}
+			return b.resolver.Find("claude")
+		},
+		Key: func(ctx context.Context) string {
+			if b.Vault == nil {
+				return ""
+			}
+			k, _ := b.Vault.Resolve(ctx, string(executor.ClaudeCode), claudeKeyName)
+			return k
+		},
+		MCP: func(_ context.Context, req executor.StartRequest) (claudecode.MCPServers, error) {
+			return b.claudeMCP(req)
+		},
+		Environ:    environ,
+		ScratchDir: filepath.Join(b.Config.Home, "runtimes", string(executor.ClaudeCode), "scratch"),
+		Log:        b.log.With("part", "claude-code"),
+	})
+}
+
+// claudeMCP is a run's attachment to the MCP servers: every server's URL
+// with the run's signed binding, and the attach token. Nothing while the
+// server is not listening (there is nothing a child could reach).
+func (b *Backend) claudeMCP(req executor.StartRequest) (claudecode.MCPServers, error) {
+	base := b.BaseURL()
+	if b.MCP == nil || base == "" {
+		return claudecode.MCPServers{}, nil
+	}
+	a, err := b.MCP.Attach(base, mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID}, false)
+	if err != nil {
+		return claudecode.MCPServers{}, err
+	}
+	return claudecode.MCPServers{URLs: a.URLs, Token: a.Clients[mcp.ClientCodex].Env[mcp.TokenEnv]}, nil
+}

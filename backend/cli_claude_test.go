@@ -1,0 +1,282 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/adapters/claudecode"
+	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
+	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// claudeTestKey is the Anthropic key the runs get from the vault: it must
+// reach the fake model and nowhere else.
+const claudeTestKey = "sk-ant-SENTINEL-claude-7d41c9e0b3"
+
+// claudeTestBin is the real, pinned claude of test/clis.
+func claudeTestBin(t *testing.T) string {
+	t.Helper()
+	dir, set := os.LookupEnv("CLAWBOO_TEST_CLIS")
+	if !set {
+		t.Skip("CLAWBOO_TEST_CLIS is not set (make test sets it to test/clis, with the pinned programs installed)")
+	}
+	p := filepath.Join(dir, "node_modules", ".bin", "claude")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("CLAWBOO_TEST_CLIS: %v", err)
+	}
+	return p
+}
+
+// claudeRig is a listening backend whose claude-code runtime is the real
+// CLI (found on PATH by the resolver), kept offline on fake (the user's
+// own environment names the fake API and the offline switches, as
+// runtimes-protocols.md section 2.1 gives them), with the key in the
+// vault.
+type claudeRig struct {
+	b    *Backend
+	h    http.Handler
+	home string
+	logs *syncBuffer
+	fake *fakeanthropic.Server
+}
+
+func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
+	t.Helper()
+	bin := claudeTestBin(t)
+	fake := fakeanthropic.New()
+	fsrv := httptest.NewServer(fake)
+	t.Cleanup(fsrv.Close)
+	home, user := t.TempDir(), t.TempDir()
+	path := filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	env := map[string]string{"HOME": user, config.EnvVault: "file", "PATH": path}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := config.Load(home, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"),
+		"ANTHROPIC_BASE_URL=" + fsrv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_MAX_RETRIES=0"}
+	logs := &syncBuffer{}
+	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
+		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := b.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := b.Server()
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		_ = b.Close(context.Background())
+		srv.Close()
+		// Every CLI is gone before the folders are removed.
+		a, _ := b.Registry.Get("claude-code")
+		wctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := a.(*claudecode.Adapter).Wait(wctx); err != nil {
+			t.Errorf("claude children not reaped: %v", err)
+		}
+	})
+	if err := b.Vault.Set(ctx, claudeKeyName, claudeTestKey); err != nil {
+		t.Fatal(err)
+	}
+	return &claudeRig{b: b, h: b.Handler(), home: home, logs: logs, fake: fake}
+}
+
+// noKey fails when the key is in the run's stored events, the logs, or
+// any file under the Clawboo home.
+func (rg *claudeRig) noKey(t *testing.T, ctx context.Context, runIDs ...string) {
+	t.Helper()
+	for _, id := range runIDs {
+		rows, err := rg.b.Store.ListEvents(ctx, id, 0, 10000)
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("events of %s: %d %v", id, len(rows), err)
+		}
+		for _, r := range rows {
+			if strings.Contains(string(r.Data), claudeTestKey) {
+				t.Fatalf("the key reached a stored event: %s", r.Data)
+			}
+		}
+	}
+	if strings.Contains(rg.logs.String(), claudeTestKey) {
+		t.Fatal("the key reached the logs")
+	}
+	_ = filepath.WalkDir(rg.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if data, _ := os.ReadFile(p); strings.Contains(string(data), claudeTestKey) {
+			t.Errorf("the key is stored in %s", p)
+		}
+		return nil
+	})
+}
+
+// TestClaudeBoardTask runs a board code task on the real claude end to
+// end: the fake model has it write a file with Bash in the task's
+// worktree, claim a subtask through the Tasks server (over HTTP, with the
+// attach token), and answer. The task lands in review with the file in
+// its diff, the run is charged the CLI's own USD (ledger kind reported),
+// and the key is nowhere but the API requests.
+func TestClaudeBoardTask(t *testing.T) {
+	if mcp.TokenEnv != claudecode.TokenEnv {
+		t.Fatalf("the MCP token travels as %s, the adapter names %s", mcp.TokenEnv, claudecode.TokenEnv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rg := newClaudeRig(t, ctx)
+	h := rg.h
+
+	name, rt := "Claude coder", "claude-code"
+	agent, err := rg.b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := e2eRepo(t)
+	var created struct{ Task board.Task }
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the claude note", "teamId": "team-cc",
+		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+		t.Fatalf("create task: %d", code)
+	}
+	parent := created.Task
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Follow up", "teamId": "team-cc",
+		"parentTaskId": parent.ID, "status": "todo"}, &created); code != http.StatusCreated {
+		t.Fatalf("create subtask: %d", code)
+	}
+	child := created.Task
+
+	rg.fake.SetRules(fakeanthropic.Rule{Match: "Write the claude note", Tool: "^Bash$", TextBefore: "Writing the note.",
+		Input: map[string]any{"command": "mkdir -p notes && printf 'written by claude\\n' > notes/claude.md", "description": "write the note"},
+		Then: &fakeanthropic.Rule{Tool: "^mcp__clawboo-tasks__claim_task$",
+			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agent.ID},
+			AfterTool: "done: {result}"}})
+
+	var res struct {
+		OK       bool        `json:"ok"`
+		RunID    string      `json:"runId"`
+		Summary  string      `json:"summary"`
+		Error    string      `json:"error"`
+		CostUSD  *float64    `json:"costUsd"`
+		CostKind *string     `json:"costKind"`
+		Task     *board.Task `json:"task"`
+	}
+	code := e2eDo(t, h, "POST", "/api/runtimes/claude-code/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
+	reqs := rg.fake.Requests()
+	if code != http.StatusOK || !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
+		t.Fatalf("run: %d %+v\nmodel calls: %+v\nlogs:\n%s", code, res, reqs, rg.logs.String())
+	}
+	if len(reqs) != 3 {
+		t.Fatalf("the model saw %d requests", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.APIKey != claudeTestKey {
+			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
+		}
+	}
+	if !strings.Contains(reqs[2].Result, agent.ID) || strings.Contains(reqs[2].Result, "error") {
+		t.Fatalf("claim_task said %q", reqs[2].Result)
+	}
+
+	// The subtask is claimed by the agent, through the Tasks server.
+	var got struct{ Task board.Task }
+	if code := e2eDo(t, h, "GET", "/api/board/"+child.ID, nil, &got); code != http.StatusOK ||
+		got.Task.Status != board.InProgress || got.Task.AssigneeAgentID == nil || *got.Task.AssigneeAgentID != agent.ID {
+		t.Fatalf("subtask after the run: %d %+v", code, got.Task)
+	}
+	// The task is in review with claude's file in its diff.
+	if res.Task == nil || res.Task.Status != board.InReview {
+		t.Fatalf("task after the run %+v", res.Task)
+	}
+	var diff struct {
+		Changed bool   `json:"changed"`
+		Diff    string `json:"diff"`
+	}
+	if code := e2eDo(t, h, "GET", "/api/board/"+parent.ID+"/diff", nil, &diff); code != http.StatusOK ||
+		!diff.Changed || !strings.Contains(diff.Diff, "notes/claude.md") || !strings.Contains(diff.Diff, "+written by claude") {
+		t.Fatalf("diff %d %+v", code, diff)
+	}
+	// Claude reports dollars: three model calls at the CLI's opus price
+	// ($0.001 each for the fake's 100 in and 20 out tokens), recorded as
+	// reported.
+	if res.CostKind == nil || *res.CostKind != "reported" || res.CostUSD == nil || fmt.Sprintf("%.6f", *res.CostUSD) != "0.003000" {
+		t.Fatalf("cost %v kind %v, want 0.003 reported", deref(res.CostUSD), deref(res.CostKind))
+	}
+
+	rows, err := rg.b.Store.ListEvents(ctx, res.RunID, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blob strings.Builder
+	for _, r := range rows {
+		blob.Write(r.Data)
+		blob.WriteByte('\n')
+	}
+	for _, want := range []string{"mcp__clawboo-tasks__claim_task", `"Bash"`, "tool-result", `"session":"`} {
+		if !strings.Contains(blob.String(), want) {
+			t.Fatalf("stored events lack %s: %s", want, blob.String())
+		}
+	}
+	rg.noKey(t, ctx, res.RunID)
+}
+
+// TestClaudeChatResumes: two turns of an agent's 1:1 chat through the
+// API; the host hands the first run's session back as the resume handle,
+// so the CLI sends the model the whole conversation, and each run is
+// charged only its own share.
+func TestClaudeChatResumes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rg := newClaudeRig(t, ctx)
+	rg.fake.SetRules(fakeanthropic.Rule{Match: "zebra", Text: "Noted."}, fakeanthropic.Rule{Match: "remember", Text: "It was zebra."})
+	name, rt := "Claude chat", "claude-code"
+	agent, err := rg.b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := func(msg string) store.Run {
+		var started struct{ RunID string }
+		if code := e2eDo(t, rg.h, "POST", "/api/agents/"+agent.ID+"/chat", map[string]any{"message": msg}, &started); code != http.StatusAccepted {
+			t.Fatalf("chat: %d", code)
+		}
+		for ctx.Err() == nil {
+			r, err := rg.b.Store.GetRun(ctx, started.RunID)
+			if err == nil && !r.Live() {
+				return r
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatal("chat turn did not finish")
+		return store.Run{}
+	}
+	first := turn("the word is zebra")
+	second := turn("do you remember the word")
+	for _, r := range []store.Run{first, second} {
+		if r.Status != store.RunSucceeded || r.CostKind == nil || *r.CostKind != "reported" || r.CostUSD == nil || *r.CostUSD != 0.001 {
+			t.Fatalf("run %+v (cost %v %v)", r, deref(r.CostUSD), deref(r.CostKind))
+		}
+	}
+	if second.Summary != "It was zebra." {
+		t.Fatalf("second turn: %+v", second)
+	}
+	reqs := rg.fake.Requests()
+	if got := strings.Join(reqs[len(reqs)-1].UserTexts, "|"); got != "the word is zebra|do you remember the word" {
+		t.Fatalf("the resumed request had %q", got)
+	}
+	rg.noKey(t, ctx, first.ID, second.ID)
+}
