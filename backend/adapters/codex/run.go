@@ -41,7 +41,7 @@ type run struct {
 	execMode  bool          // set before the fallback starts
 	modeMu    sync.Mutex
 
-	stderr []string // the child's last stderr lines, for a failure message
+	stderr []string       // the child's last stderr lines, for a failure message
 	kids   sync.WaitGroup // children not yet reaped
 	// lastLine is when the child's last stdout line arrived (Unix ns), so
 	// a benchmark can time the adapter from the CLI's final line to done.
