@@ -63,6 +63,7 @@ func (r *run) appServer() (fallback bool) {
 		"clientInfo":   map[string]string{"name": "clawboo", "title": "Clawboo", "version": "1"},
 		"capabilities": map[string]any{"experimentalApi": false},
 	}, s.initialized)
+	aborted := r.aborted
 	for !s.done {
 		select {
 		case l, ok := <-c.Lines():
@@ -70,7 +71,8 @@ func (r *run) appServer() (fallback bool) {
 				return s.exited()
 			}
 			s.line(l)
-		case <-r.aborted:
+		case <-aborted:
+			aborted = nil // handled once; the abort timer takes over
 			s.abort()
 		case ctl := <-r.ctl:
 			s.steer(ctl)

@@ -79,6 +79,8 @@ func (r *run) execRun() {
 		case <-aborted:
 			c.Stop()
 			aborted = nil // keep reading until the process is gone
+		case ctl := <-r.ctl:
+			ctl.reply <- executor.SteerRejected
 		}
 	}
 }
