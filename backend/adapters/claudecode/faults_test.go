@@ -19,6 +19,10 @@ import (
 // speaks just enough stream-json for the fault to be the only thing
 // wrong.
 func fakeClaude(role string) {
+	if role == "instant" {
+		instantClaude()
+		os.Exit(0)
+	}
 	out := bufio.NewWriter(os.Stdout)
 	line := func(v any) {
 		b, _ := json.Marshal(v)

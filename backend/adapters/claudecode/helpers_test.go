@@ -19,6 +19,10 @@ import (
 // The test binary doubles as a misbehaving claude (FAKE_CLAUDE picks the
 // fault); the real, pinned CLI is used for everything else.
 func TestMain(m *testing.M) {
+	if os.Getenv("FAKE_API") == "1" {
+		serveFakeAPI()
+		return
+	}
 	if role := os.Getenv("FAKE_CLAUDE"); role != "" {
 		fakeClaude(role)
 		return

@@ -34,6 +34,9 @@ type run struct {
 	// reaped closes when the loop is over: the child is gone, its output
 	// drained, its FIFO and throwaway folder removed.
 	reaped chan struct{}
+	// lastResultAt is when the loop read the latest result line (for the
+	// overhead benchmark: result line to done).
+	lastResultAt time.Time
 
 	mu       sync.Mutex // guards what Steer, Abort and the loop share
 	child    *proc.Child
@@ -143,6 +146,7 @@ func (r *run) loop() {
 				r.tail.add(l.Text)
 				continue
 			}
+			got := time.Now()
 			p := m.Line([]byte(l.Text), l.Truncated)
 			if !r.emitAll(p.Events) {
 				r.reap(true)
@@ -163,6 +167,7 @@ func (r *run) loop() {
 			if p.Result == nil {
 				continue
 			}
+			r.lastResultAt = got
 			res := *p.Result
 			if res.NoConversation() && r.resumed && !r.isAborting() {
 				if !r.relaunch() {
