@@ -117,6 +117,9 @@ func (s *session) call(method string, params any, then func(json.RawMessage, *rp
 
 func (s *session) send(m rpcMsg) {
 	b, _ := json.Marshal(m)
+	if s.r.a.opts.tap != nil {
+		s.r.a.opts.tap(true, string(b))
+	}
 	if err := s.c.write(b, 10*time.Second); err != nil {
 		s.r.keepStderr("write to codex: " + err.Error())
 		s.c.Stop() // the loop sees the exit and fails the run
@@ -282,6 +285,9 @@ func (s *session) line(l proc.Line) {
 		return
 	}
 	s.r.lastLine.Store(time.Now().UnixNano())
+	if s.r.a.opts.tap != nil {
+		s.r.a.opts.tap(false, l.Text)
+	}
 	if s.lines++; s.lines > s.r.a.opts.MaxLines {
 		s.c.Stop()
 		s.r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", s.r.a.opts.MaxLines))

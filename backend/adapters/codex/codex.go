@@ -84,6 +84,10 @@ type Options struct {
 	// MaxLine bounds one line from the child (default 8 MiB); MaxLines
 	// bounds the lines of one run (default 2 million).
 	MaxLine, MaxLines int
+
+	// tap sees every protocol line in both directions (tests record
+	// transcripts with it).
+	tap func(in bool, line string)
 }
 
 // Adapter is the Codex runtime.

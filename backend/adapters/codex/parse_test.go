@@ -252,3 +252,21 @@ func TestCutBoundsOutput(t *testing.T) {
 		t.Fatalf("cut %d bytes", len(c))
 	}
 }
+
+// TestAppMapperRecordedFailingShell: our own recording (record_test.go)
+// of a shell command that exits 3: the result is an error with its output.
+func TestAppMapperRecordedFailingShell(t *testing.T) {
+	evs, dones, _ := replay(t, transcript(t, "appserver-tools.txt")["failing-shell"])
+	if len(dones) != 1 || dones[0].Reason != executor.DoneSuccess || !strings.HasPrefix(dones[0].Summary, "The command failed:") {
+		t.Fatalf("events: %s", kinds(evs))
+	}
+	var res *executor.Event
+	for i := range evs {
+		if evs[i].Kind == executor.KindToolResult {
+			res = &evs[i]
+		}
+	}
+	if res == nil || res.Name != "shell" || !res.IsError || !strings.Contains(res.Output, "to-stderr") {
+		t.Fatalf("tool result %+v", res)
+	}
+}
