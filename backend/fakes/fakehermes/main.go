@@ -12,7 +12,8 @@
 //     `Error: <message>` line on stderr when there is no response), 130
 //     interrupted;
 //   - SIGINT, SIGTERM and SIGHUP interrupt the turn: after
-//     HERMES_SIGTERM_GRACE seconds it prints the session line and exits 130;
+//     HERMES_SIGTERM_GRACE seconds (Hermes's default is 1.5, the fake's
+//     0.05 to keep tests quick) it prints the session line and exits 130;
 //   - a credentials failure (no usable provider key) exits 1 with no
 //     session line;
 //   - sessions persist in $HERMES_HOME (default ~/.hermes) and --resume of
