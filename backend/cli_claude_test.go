@@ -99,18 +99,23 @@ func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 	return &claudeRig{b: b, h: b.Handler(), home: home, logs: logs, fake: fake}
 }
 
-// noKey fails when the key is in the run's stored events, the logs, or
-// any file under the Clawboo home.
+// noKey fails when the key or the MCP attach token is in the run's
+// stored events, or the key in the logs or any file under the Clawboo
+// home.
 func (rg *claudeRig) noKey(t *testing.T, ctx context.Context, runIDs ...string) {
 	t.Helper()
+	token, ok := rg.b.Vault.Get(ctx, mcpTokenName)
+	if !ok || len(token) < 32 {
+		t.Fatal("no MCP attach token")
+	}
 	for _, id := range runIDs {
 		rows, err := rg.b.Store.ListEvents(ctx, id, 0, 10000)
 		if err != nil || len(rows) == 0 {
 			t.Fatalf("events of %s: %d %v", id, len(rows), err)
 		}
 		for _, r := range rows {
-			if strings.Contains(string(r.Data), claudeTestKey) {
-				t.Fatalf("the key reached a stored event: %s", r.Data)
+			if strings.Contains(string(r.Data), claudeTestKey) || strings.Contains(string(r.Data), token) {
+				t.Fatalf("a secret reached a stored event: %s", r.Data)
 			}
 		}
 	}

@@ -95,7 +95,12 @@ type wire struct {
 	IsReplay  bool    `json:"isReplay"`
 	Parent    *string `json:"parent_tool_use_id"`
 	Model     string  `json:"model"`
-	Message   *struct {
+	// system/init
+	MCPServers []struct {
+		Name   string `json:"name"`
+		Status string `json:"status"`
+	} `json:"mcp_servers"`
+	Message *struct {
 		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -177,7 +182,15 @@ func (m *Mapper) system(w wire) Parsed {
 			return Parsed{}
 		}
 		m.session = w.SessionID
-		return Parsed{Events: []executor.Event{executor.SessionStarted(w.SessionID, w.Model)}}
+		evs := []executor.Event{executor.SessionStarted(w.SessionID, w.Model)}
+		for _, s := range w.MCPServers {
+			// A server that could not be reached leaves the agent without
+			// its tools: say so, without failing the run.
+			if s.Status == "failed" || s.Status == "needs-auth" {
+				evs = append(evs, executor.Error("mcp", fmt.Sprintf("MCP server %s: %s", s.Name, s.Status), false))
+			}
+		}
+		return Parsed{Events: evs}
 	case "api_retry":
 		status := 0
 		if w.ErrorStatus != nil {

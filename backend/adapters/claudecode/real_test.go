@@ -229,6 +229,10 @@ func TestRealSecretsStayOut(t *testing.T) {
 		t.Fatalf("tool result %v", briefs(res))
 	}
 	noSecret(t, evs, testKey, token)
+	// Nothing listens on port 9: the run goes on and says so.
+	if e := ofKind(evs, executor.KindError); len(e) != 1 || e[0].Fatal || e[0].Message != "MCP server clawboo-tasks: failed" {
+		t.Fatalf("errors %v", briefs(e))
+	}
 	if strings.Contains(strings.Join(briefs(evs), "\n"), "ambient") {
 		t.Fatal("the server's own key reached the child")
 	}
