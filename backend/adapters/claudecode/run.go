@@ -64,11 +64,15 @@ func (r *run) launch(session string) error {
 	r.mu.Lock()
 	r.child, r.stdin, r.cleanup, r.resumed = child, stdin, cleanup, session != ""
 	r.mu.Unlock()
+	r.a.opts.Log.Debug("claude started", "run", r.req.RunID, "pid", child.Pid(), "dir", r.dir, "resume", session != "")
 	msg := r.req.Message
 	if c := strings.TrimSpace(r.req.Context); c != "" {
 		msg = c + "\n\n" + msg
 	}
 	if err := r.write(userLine(msg, newUUID(), "")); err != nil {
+		r.mu.Lock()
+		r.stdin = nil
+		r.mu.Unlock()
 		r.stop(child, stdin, cleanup)
 		return err
 	}
@@ -289,8 +293,9 @@ func (r *run) stop(child *proc.Child, stdin *os.File, cleanup func()) {
 	child.Stop() // also reaps what the leader left in its group
 	for range child.Lines() {
 	}
-	child.Wait()
+	ex := child.Wait()
 	cleanup()
+	r.a.opts.Log.Debug("claude reaped", "run", r.req.RunID, "pid", child.Pid(), "exit", ex.Code, "signal", ex.Signal)
 }
 
 // relaunch replaces a CLI that could not find the session to resume with
