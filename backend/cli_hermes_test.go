@@ -17,6 +17,7 @@ import (
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/store"
 )
 
 // buildFakeHermes builds the fake hermes program (backend/fakes/fakehermes)
@@ -37,47 +38,76 @@ func buildFakeHermes(t *testing.T) string {
 	return dir
 }
 
-// TestHermesE2EBoardTask runs a board code task on hermes end to end:
-// the fake on the PATH, a sentinel OpenRouter key connected, the server
-// listening (so mcp.json names reachable servers), a real repository and
-// worktree. The run writes a file, lands in review, is estimated from
-// characters with a spend_unreported warning, and no secret reaches the
-// events, the database or the logs.
-func TestHermesE2EBoardTask(t *testing.T) {
-	const sentinel = "sk-or-v1-SENTINEL-hermes-e2e-5f2c9a"
-	const ambient = "sk-ant-SENTINEL-ambient-never-passed"
+// hermesE2E is a backend with the fake hermes on its PATH, an OpenRouter
+// key connected (the sentinel), an ambient Anthropic key in the server's
+// environment (which must never reach a child), logs captured, and the
+// server listening, so mcp.json names servers a child could reach.
+type hermesE2E struct {
+	b      *Backend
+	h      http.Handler
+	cfg    config.Config
+	logs   *syncBuffer
+	closed bool
+}
+
+const (
+	hermesSentinel = "sk-or-v1-SENTINEL-hermes-e2e-5f2c9a"
+	hermesAmbient  = "sk-ant-SENTINEL-ambient-never-passed"
+)
+
+func newHermesE2E(t *testing.T) *hermesE2E {
+	t.Helper()
 	bin := buildFakeHermes(t)
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, config.EnvVault: "file", "PATH": bin + ":" + os.Getenv("PATH"),
-		"OPENROUTER_API_KEY": sentinel}
+		"OPENROUTER_API_KEY": hermesSentinel}
 	getenv := func(k string) string { return env[k] }
 	environ := func() []string {
-		return []string{"HOME=" + home, "PATH=" + env["PATH"], "ANTHROPIC_API_KEY=" + ambient}
+		return []string{"HOME=" + home, "PATH=" + env["PATH"], "ANTHROPIC_API_KEY=" + hermesAmbient}
 	}
 	cfg, err := config.Load(home, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
-	b, err := New(context.Background(), Options{Config: cfg, Getenv: getenv, Environ: environ,
-		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	e := &hermesE2E{cfg: cfg, logs: &syncBuffer{}}
+	e.b, err = New(context.Background(), Options{Config: cfg, Getenv: getenv, Environ: environ,
+		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := false
 	t.Cleanup(func() {
-		if !closed {
-			_ = b.Close(context.Background())
+		if !e.closed {
+			_ = e.b.Close(context.Background())
 		}
 	})
-	ln, err := b.Listen("127.0.0.1:0")
+	ln, err := e.b.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
+	e.h = e.b.Handler()
+	return e
+}
+
+func (e *hermesE2E) close(t *testing.T) {
+	t.Helper()
+	e.closed = true
+	if err := e.b.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHermesE2EBoardTask runs a board code task on hermes end to end: a
+// real repository and worktree, the supervisor, the adapter and the fake.
+// The run writes a file, lands in review, is estimated from characters
+// with a spend_unreported warning, and no secret reaches the events, the
+// logs or any file under the home.
+func TestHermesE2EBoardTask(t *testing.T) {
+	const sentinel, ambient = hermesSentinel, hermesAmbient
+	e := newHermesE2E(t)
+	b, h, cfg, logs := e.b, e.h, e.cfg, e.logs
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h := b.Handler()
 
 	// The runtime is registered, healthy and ready.
 	var listing struct {
@@ -202,10 +232,7 @@ func TestHermesE2EBoardTask(t *testing.T) {
 			t.Fatalf("secret %.12s… leaked into events or logs", secret)
 		}
 	}
-	closed = true
-	if err := b.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.close(t)
 	// Every file under the home: the database and its journal, the vault,
 	// the managed Hermes home (whose fake logs keys as hashes only).
 	_ = filepath.WalkDir(cfg.Home, func(p string, d fs.DirEntry, err error) error {
@@ -220,4 +247,109 @@ func TestHermesE2EBoardTask(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// e2eWaitRun polls a run until it leaves the live states.
+func e2eWaitRun(t *testing.T, h http.Handler, id string) store.Run {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var r store.Run
+		if code := e2eDo(t, h, "GET", "/api/runs/"+id, nil, &r); code != http.StatusOK {
+			t.Fatalf("get run %s: %d", id, code)
+		}
+		if !r.Live() {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s still %s", id, r.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// e2eWaitEvent polls a run's stored events until one contains want.
+func e2eWaitEvent(t *testing.T, b *Backend, id, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		rows, err := b.Store.ListEvents(context.Background(), id, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if strings.Contains(string(r.Data), want) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("run %s never reported %q", id, want)
+}
+
+// TestHermesE2ESteerAndAbort drives live runs through the API: a steer is
+// stop-and-resume inside the one run (one done, the resumed session), a
+// passive steer is refused, and an abort ends a hung Hermes as aborted.
+func TestHermesE2ESteerAndAbort(t *testing.T) {
+	e := newHermesE2E(t)
+	name, rt := "Steered", "hermes"
+	agent, err := e.b.Agents.Create(context.Background(), agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(msg string) string {
+		var started struct {
+			RunID string `json:"runId"`
+		}
+		if code := e2eDo(t, e.h, "POST", "/api/runtimes/hermes/run", map[string]any{"message": msg, "agentId": agent.ID,
+			"wait": false}, &started); code != http.StatusAccepted || started.RunID == "" {
+			t.Fatalf("start: %d %+v", code, started)
+		}
+		return started.RunID
+	}
+	steer := func(id, text, mode string) string {
+		var res struct{ Result string }
+		if code := e2eDo(t, e.h, "POST", "/api/runs/"+id+"/steer", map[string]any{"text": text, "mode": mode}, &res); code != http.StatusOK {
+			t.Fatalf("steer: %d", code)
+		}
+		return res.Result
+	}
+
+	id := start("!stream 1 0\n!hang")
+	e2eWaitEvent(t, e.b, id, "stream line 1")
+	if got := steer(id, "fyi", "passive"); got != "rejected" {
+		t.Fatalf("passive steer %q", got)
+	}
+	if got := steer(id, "!reply steered answer", "next"); got != "delivered" {
+		t.Fatalf("steer %q", got)
+	}
+	r := e2eWaitRun(t, e.h, id)
+	if r.Status != store.RunSucceeded || r.Summary != "steered answer" {
+		t.Fatalf("steered run %+v", r)
+	}
+	rows, err := e.b.Store.ListEvents(context.Background(), id, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dones, resumed int
+	for _, row := range rows {
+		if row.Kind == "done" {
+			dones++
+		}
+		if strings.Contains(string(row.Data), "steer: resuming") {
+			resumed++
+		}
+	}
+	if dones != 1 || resumed != 1 {
+		t.Fatalf("%d done and %d resume events in one run", dones, resumed)
+	}
+
+	id = start("!hang")
+	e2eWaitEvent(t, e.b, id, `"phase":"init"`)
+	if code := e2eDo(t, e.h, "POST", "/api/runs/"+id+"/abort", nil, nil); code != http.StatusAccepted {
+		t.Fatalf("abort: %d", code)
+	}
+	if r := e2eWaitRun(t, e.h, id); r.Status != store.RunAborted {
+		t.Fatalf("aborted run %+v", r)
+	}
 }
