@@ -93,6 +93,9 @@ func New(o Options) *Adapter {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
+	if o.Root != "" {
+		sweepThrowaway(o.Root, time.Now())
+	}
 	return &Adapter{opts: o}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // home is one run's HERMES_HOME.
@@ -66,6 +67,25 @@ func prepareHome(root, agentID, userConfig, mcpJSON string) (home, error) {
 		return h, fmt.Errorf("write mcp.json: %w", err)
 	}
 	return h, nil
+}
+
+// staleThrowaway is how old a throwaway home must be before a new adapter
+// sweeps it: one left by a crash (another Clawboo on the same home may
+// still be using a younger one).
+const staleThrowaway = 24 * time.Hour
+
+// sweepThrowaway removes throwaway homes a crashed process left behind.
+func sweepThrowaway(root string, now time.Time) {
+	dir := filepath.Join(root, ".throwaway")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleThrowaway {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // cleanup removes a throwaway home (it holds the attach token).

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
 )
@@ -140,5 +141,23 @@ func TestWriteContextAndSetModel(t *testing.T) {
 	collect(t, run)
 	if _, err := os.Stat("note"); !os.IsNotExist(err) {
 		t.Fatal("wrote into the test's folder")
+	}
+}
+
+func TestStaleThrowawayHomesAreSwept(t *testing.T) {
+	root := t.TempDir()
+	old, fresh := filepath.Join(root, ".throwaway", "run-old"), filepath.Join(root, ".throwaway", "run-new")
+	writeFile(t, filepath.Join(old, "mcp.json"), "{}")
+	writeFile(t, filepath.Join(fresh, "mcp.json"), "{}")
+	past := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	New(Options{Root: root})
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("stale throwaway home kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("a young throwaway home (maybe in use) was removed: %v", err)
 	}
 }
