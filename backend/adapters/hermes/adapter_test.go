@@ -277,3 +277,18 @@ func TestSentinelSecretsNeverInEvents(t *testing.T) {
 		}
 	}
 }
+
+// A Hermes that must be killed for a steer never says its session id; with
+// none known the steer cannot resume, and the run says so.
+func TestSteerWithoutASessionFails(t *testing.T) {
+	f := newFixture(t, orKey, func(o *Options) { o.Grace = 100 * time.Millisecond })
+	run := f.start(t, f.request("agent-1", "!stubborn\n!stream 1 0\n!hang"))
+	waitText(t, run, "stream line 1")
+	if r, _ := run.Steer(context.Background(), executor.Steer{Text: "change course", Mode: executor.SteerNext}); r != executor.SteerDelivered {
+		t.Fatalf("steer %q", r)
+	}
+	_, done := collect(t, run)
+	if done.Reason != executor.DoneError || !strings.Contains(done.Summary, "without reporting its session id") {
+		t.Fatalf("done %+v", done)
+	}
+}
