@@ -2,7 +2,9 @@ package codex
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +69,17 @@ func handleOf(evs []executor.Event) string {
 // provider reported, and the key nowhere in the events.
 func TestPlainTurn(t *testing.T) {
 	w := newWorld(t, fakeresponses.Rule{Match: "hi", Steps: []fakeresponses.Step{{Text: "Hello from fake openai.", Input: 1234, Output: 7}}})
+	login := `{"OPENAI_API_KEY":null,"tokens":{"id_token":"u","access_token":"u","refresh_token":"u"}}`
+	loggedIn := time.Now().Add(-time.Hour).Truncate(time.Second)
+	write(t, filepath.Join(w.userHome, "auth.json"), login, loggedIn)
 	evs := w.runToEnd(executor.StartRequest{AgentID: "agent-1", Message: "hi", WorkDir: t.TempDir()})
+	// The user's login was copied into the agent's home and left alone.
+	if got := read(t, filepath.Join(w.clawboo, "runtimes", "codex", "agent-1", "auth.json")); got != login {
+		t.Fatalf("managed auth.json %q", got)
+	}
+	if st, _ := os.Stat(filepath.Join(w.userHome, "auth.json")); read(t, filepath.Join(w.userHome, "auth.json")) != login || !st.ModTime().Equal(loggedIn) {
+		t.Fatal("the user's auth.json was written")
+	}
 	d := doneOf(t, evs)
 	if d.Reason != executor.DoneSuccess || d.Summary != "Hello from fake openai." || textOf(evs) != "Hello from fake openai." {
 		t.Fatalf("done %+v text %q: %s", d, textOf(evs), kinds(evs))

@@ -135,25 +135,31 @@ func TestMissingCredentials(t *testing.T) {
 	}
 }
 
-// TestThrowawayHome: a run with no agent gets a temporary home, removed
-// after the run.
+// TestThrowawayHome: a run with no agent gets a temporary home (where
+// codex keeps that run's session), removed once its child is gone.
 func TestThrowawayHome(t *testing.T) {
 	w := newWorld(t)
-	evs := w.runToEnd(executor.StartRequest{Message: "hi"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	started := w.start(ctx, w.adapter(), executor.StartRequest{Message: "hi"})
+	r := started.(*run)
+	home := r.home
+	evs := collect(t, ctx, started)
 	if doneOf(t, evs).Reason != executor.DoneSuccess {
 		t.Fatalf("events: %s", kinds(evs))
+	}
+	if !strings.HasPrefix(home, os.TempDir()) || !r.throwaway {
+		t.Fatalf("home %q is not a throwaway", home)
+	}
+	if sessions, _ := filepath.Glob(filepath.Join(home, "sessions", "*")); len(sessions) == 0 {
+		t.Fatalf("codex kept no session in the throwaway home %s", home)
 	}
 	if _, err := os.Stat(filepath.Join(w.clawboo, "runtimes", "codex")); !os.IsNotExist(err) {
 		t.Fatalf("a run without an agent used a managed home: %v", err)
 	}
-	rollouts, _ := filepath.Glob(filepath.Join(os.TempDir(), "clawboo-codex-*", "sessions"))
-	deadline := time.Now().Add(8 * time.Second)
-	for len(rollouts) > 0 && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
-		rollouts, _ = filepath.Glob(filepath.Join(os.TempDir(), "clawboo-codex-*", "sessions"))
-	}
-	if len(rollouts) > 0 {
-		t.Fatalf("throwaway homes left: %v", rollouts)
+	settle(t, w.adapters)
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Fatalf("throwaway home %s left behind: %v", home, err)
 	}
 }
 
