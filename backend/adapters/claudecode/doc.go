@@ -33,6 +33,11 @@
 //     priority "later" (a turn of its own after the current one, never an
 //     interruption). The run ends only when every steer was read and
 //     answered.
+//   - The CLI keeps sessions per working folder, so a run without a folder
+//     of its own works in one scratch folder per conversation (SessionKey);
+//     a --resume the CLI cannot find starts a fresh session in the same
+//     run instead of failing every later turn.
 //   - The child runs in its own process group and is reaped on every path:
-//     done, abort, crash, and the host's shutdown (which aborts).
+//     done, abort, crash, and the host's shutdown (which aborts; Wait
+//     returns once every child is gone).
 package claudecode
