@@ -19,7 +19,8 @@
 //     config.yaml is copied once from the user's and never overwritten or
 //     copied back, and whose mcp.json (0600) names Clawboo's four MCP
 //     servers and is rewritten every run. A run with no agent gets a
-//     throwaway home, removed when the run ends.
+//     throwaway home, removed before its Done (one a crash left behind is
+//     swept a day later).
 //   - Hermes reports no cost, so the adapter emits no cost event; the host
 //     estimates from characters. Every buffer is bounded.
 package hermes
