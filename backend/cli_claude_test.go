@@ -285,3 +285,83 @@ func TestClaudeChatResumes(t *testing.T) {
 	}
 	rg.noKey(t, ctx, first.ID, second.ID)
 }
+
+// TestClaudeSteerAndAbortThroughTheAPI: a chat turn whose shell command
+// runs for a minute takes a steer (queued for the next turn boundary) and
+// then an abort through the API: the run is recorded as aborted within
+// seconds, and the CLI and its command are gone.
+func TestClaudeSteerAndAbortThroughTheAPI(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rg := newClaudeRig(t, ctx)
+	rg.fake.SetRules(fakeanthropic.Rule{Match: "sleepy", Tool: "^Bash$", TextBefore: "Sleeping.",
+		Input: map[string]any{"command": "sleep 67.3", "description": "sleep"}, AfterTool: "slept"})
+	name, rt := "Claude sleeper", "claude-code"
+	agent, err := rg.b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ RunID string }
+	if code := e2eDo(t, rg.h, "POST", "/api/agents/"+agent.ID+"/chat", map[string]any{"message": "sleepy time"}, &started); code != http.StatusAccepted {
+		t.Fatalf("chat: %d", code)
+	}
+	id := started.RunID
+	for calling := false; !calling; time.Sleep(50 * time.Millisecond) {
+		if ctx.Err() != nil {
+			t.Fatal("no tool call")
+		}
+		rows, _ := rg.b.Store.ListEvents(ctx, id, 0, 1000)
+		for _, r := range rows {
+			calling = calling || strings.Contains(string(r.Data), `"kind":"tool-call"`)
+		}
+	}
+	// The command is running (so its absence after the abort means
+	// something).
+	for len(procsRunning("sleep\x0067.3")) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the agent's command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var steer struct{ Result string }
+	if code := e2eDo(t, rg.h, "POST", "/api/runs/"+id+"/steer", map[string]any{"text": "stop sleeping", "mode": "next"}, &steer); code != http.StatusOK || steer.Result != "queued" {
+		t.Fatalf("steer: %d %+v", code, steer)
+	}
+	aborted := time.Now()
+	if code := e2eDo(t, rg.h, "POST", "/api/runs/"+id+"/abort", nil, nil); code != http.StatusOK && code != http.StatusAccepted {
+		t.Fatalf("abort: %d", code)
+	}
+	var run store.Run
+	for ctx.Err() == nil {
+		if run, err = rg.b.Store.GetRun(ctx, id); err == nil && !run.Live() {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if run.Status != store.RunAborted || time.Since(aborted) > 15*time.Second {
+		t.Fatalf("run after abort (%v): %+v", time.Since(aborted), run)
+	}
+	a, _ := rg.b.Registry.Get("claude-code")
+	wctx, wcancel := context.WithTimeout(ctx, 15*time.Second)
+	defer wcancel()
+	if err := a.(*claudecode.Adapter).Wait(wctx); err != nil {
+		t.Fatalf("the CLI outlived its aborted run: %v", err)
+	}
+	if pids := procsRunning("sleep\x0067.3"); len(pids) > 0 {
+		t.Fatalf("the agent's command is still running: pids %v", pids)
+	}
+	rg.noKey(t, ctx, id)
+}
+
+// procsRunning lists the processes whose command line (NUL-separated
+// arguments) contains cmd.
+func procsRunning(cmd string) []string {
+	var pids []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline")); err == nil && strings.Contains(string(b), cmd) {
+			pids = append(pids, d.Name())
+		}
+	}
+	return pids
+}
