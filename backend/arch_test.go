@@ -29,6 +29,8 @@ var allowed = map[string][]string{
 	"backend/redact":                {},
 	"backend/fakes/fakeanthropic":   {}, // test support: the scripted Messages API
 	"backend/fakes/fakeprovider":    {}, // test support: the scripted provider APIs (Messages, Chat Completions)
+	"backend/fakes/fakeresponses":   {}, // test support: the scripted OpenAI Responses API (Codex, OpenClaw)
+	"backend/fakes/fakehermes":      {}, // test support: a stand-in hermes program (PyPI is unreachable here)
 	"backend/vault":                 {"config"},
 	"backend/mcp":                   {"store", "redact"},
 	"backend/worktree":              {"proc", "redact"},

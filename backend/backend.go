@@ -84,6 +84,9 @@ type Backend struct {
 	// runtimesChanged wakes live streams when a runtime's state may have
 	// changed.
 	runtimesChanged *bus.Broker[struct{}]
+
+	closeMu sync.Mutex
+	closed  bool
 }
 
 // New opens the database, recovers from any crash, and builds the API.
@@ -209,6 +212,12 @@ func (b *Backend) Handler() http.Handler { return b.API }
 // Close aborts live runs (bounded by ctx), flushes the ledger and closes the
 // database, then the watchers and the vault.
 func (b *Backend) Close(ctx context.Context) error {
+	b.closeMu.Lock()
+	defer b.closeMu.Unlock()
+	if b.closed {
+		return nil // closing twice (a test's cleanup after its own close) is harmless
+	}
+	b.closed = true
 	var err error
 	if b.Supervisor != nil {
 		err = b.Supervisor.Close(ctx)
