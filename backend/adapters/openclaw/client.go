@@ -1,0 +1,504 @@
+package openclaw
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/clawboo/desktop/backend/redact"
+)
+
+// Settings say where the Gateway is. Token is a secret: it travels only in
+// the connect request and never reaches a log, an error or State.
+type Settings struct {
+	URL   string
+	Token string
+}
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	// Settings is read before every connection attempt.
+	Settings func(ctx context.Context) Settings
+	// Identity signs the handshake.
+	Identity *Identity
+	Log      *slog.Logger
+	// RequestTimeout bounds one request, including waiting for a
+	// connection (default 30 s).
+	RequestTimeout time.Duration
+	// HandshakeTimeout bounds dial + challenge + hello (default 10 s).
+	HandshakeTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the reconnect delay (250 ms, 30 s).
+	MinBackoff, MaxBackoff time.Duration
+	// PingInterval checks a quiet connection is alive (default 30 s).
+	PingInterval time.Duration
+	Version      string
+}
+
+// Connection states, as State.Status.
+const (
+	StatusUnconfigured = "unconfigured" // no URL
+	StatusConnecting   = "connecting"
+	StatusStarting     = "starting" // the Gateway answered UNAVAILABLE / 1013
+	StatusConnected    = "connected"
+	StatusError        = "error" // the last attempt failed; retrying with backoff
+	StatusClosed       = "closed"
+)
+
+// State is the connection as the UI shows it. It holds no secret.
+type State struct {
+	Status        string `json:"status"`
+	URL           string `json:"url,omitempty"`
+	Error         string `json:"error,omitempty"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	Protocol      int    `json:"protocol,omitempty"`
+	DeviceID      string `json:"deviceId,omitempty"`
+	ConnectedAt   int64  `json:"connectedAt,omitempty"`
+	// Attempts counts failed attempts since the last good connection.
+	Attempts int `json:"attempts"`
+	// NextRetryAt is when the next attempt starts (Unix ms; 0 = none).
+	NextRetryAt int64 `json:"nextRetryAt,omitempty"`
+}
+
+// Errors a caller can act on.
+var (
+	ErrNotConfigured = errors.New("openclaw: no Gateway URL is set")
+	ErrClosed        = errors.New("openclaw: the Gateway client is closed")
+	ErrDisconnected  = errors.New("openclaw: the Gateway connection was lost")
+)
+
+// maxFrame bounds one incoming frame (the Gateway's own maxPayload is
+// 25 MiB).
+const maxFrame = 32 << 20
+
+// Client is one persistent connection to a Gateway: it connects in the
+// background, retries while the Gateway starts, reconnects with backoff
+// and fans events out to subscribers.
+type Client struct {
+	o      ClientOptions
+	events *hub[Event]
+	states *hub[State]
+
+	mu      sync.Mutex
+	conn    *wsConn
+	ready   chan struct{} // closed while conn != nil
+	state   State
+	keys    map[string]int // session keys subscribed for session.message
+	started bool
+
+	wake   chan struct{}
+	closed chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+// NewClient makes a client; Start connects it.
+func NewClient(o ClientOptions) *Client {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 250 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = 30 * time.Second
+	}
+	if o.Settings == nil {
+		o.Settings = func(context.Context) Settings { return Settings{} }
+	}
+	c := &Client{o: o, events: newHub[Event](2 * time.Second), states: newHub[State](time.Second),
+		ready: make(chan struct{}), keys: map[string]int{}, wake: make(chan struct{}, 1),
+		closed: make(chan struct{}), done: make(chan struct{})}
+	c.state = State{Status: StatusConnecting}
+	if o.Identity != nil {
+		c.state.DeviceID = o.Identity.ID
+	}
+	return c
+}
+
+// Start begins connecting in the background (once).
+func (c *Client) Start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return
+	}
+	c.started = true
+	go c.loop()
+}
+
+// Close drops the connection and stops reconnecting.
+func (c *Client) Close() {
+	c.once.Do(func() {
+		close(c.closed)
+		c.mu.Lock()
+		conn, started := c.conn, c.started
+		c.mu.Unlock()
+		if conn != nil {
+			conn.close("client closed")
+		}
+		if started {
+			<-c.done
+		}
+		c.setState(func(s *State) { *s = State{Status: StatusClosed, DeviceID: s.DeviceID} })
+		c.events.close()
+		c.states.close()
+	})
+}
+
+// Reconfigure drops the current connection (if any) and reconnects at
+// once with freshly read settings.
+func (c *Client) Reconfigure() {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn != nil {
+		conn.close("settings changed")
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// State is the connection's current state.
+func (c *Client) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Subscribe receives every Gateway event from now on. A subscriber that
+// falls more than two seconds behind is evicted (its channel closes with
+// Evicted() true) and must treat the stream as broken.
+func (c *Client) Subscribe(buf int) *Sub[Event] { return c.events.subscribe(buf) }
+
+// SubscribeState wakes on every state change (lossy; read State()).
+func (c *Client) SubscribeState() *Sub[State] { return c.states.subscribe(1) }
+
+// WatchSession asks for the session's session.message events, now and
+// after every reconnect, until the returned func is called.
+func (c *Client) WatchSession(ctx context.Context, key string) (func(), error) {
+	c.mu.Lock()
+	c.keys[key]++
+	c.mu.Unlock()
+	stop := func() {
+		c.mu.Lock()
+		if c.keys[key]--; c.keys[key] <= 0 {
+			delete(c.keys, key)
+		}
+		c.mu.Unlock()
+	}
+	if err := c.Request(ctx, "sessions.messages.subscribe", map[string]any{"key": key}, nil); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
+}
+
+// Request sends one request and decodes the response payload into out
+// (nil: ignore it). It waits for a connection, bounded by ctx and the
+// request timeout. A Gateway refusal is a *GatewayError.
+func (c *Client) Request(ctx context.Context, method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
+	defer cancel()
+	conn, err := c.waitConn(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	res, err := conn.call(ctx, method, params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if !res.OK {
+		if res.Error == nil {
+			return &GatewayError{Code: "UNKNOWN", Message: method + " failed"}
+		}
+		return res.Error
+	}
+	if out != nil && len(res.Payload) > 0 {
+		if err := json.Unmarshal(res.Payload, out); err != nil {
+			return fmt.Errorf("%s: decode response: %w", method, err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) waitConn(ctx context.Context) (*wsConn, error) {
+	for {
+		c.mu.Lock()
+		conn, ready, st, started := c.conn, c.ready, c.state.Status, c.started
+		c.mu.Unlock()
+		if conn != nil {
+			return conn, nil
+		}
+		select {
+		case <-c.closed:
+			return nil, ErrClosed
+		default:
+		}
+		if st == StatusUnconfigured {
+			return nil, ErrNotConfigured
+		}
+		if !started {
+			c.Start()
+		}
+		select {
+		case <-ready:
+		case <-c.closed:
+			return nil, ErrClosed
+		case <-ctx.Done():
+			c.mu.Lock()
+			last := c.state
+			c.mu.Unlock()
+			if last.Error != "" {
+				return nil, fmt.Errorf("not connected to the Gateway (%s): %w", last.Error, ctx.Err())
+			}
+			return nil, fmt.Errorf("not connected to the Gateway: %w", ctx.Err())
+		}
+	}
+}
+
+func (c *Client) setState(f func(*State)) {
+	c.mu.Lock()
+	f(&c.state)
+	s := c.state
+	c.mu.Unlock()
+	c.states.publish(s)
+}
+
+// loop connects, serves the connection until it drops, and retries.
+func (c *Client) loop() {
+	defer close(c.done)
+	backoff := c.o.MinBackoff
+	for {
+		select {
+		case <-c.closed:
+			return
+		default:
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-c.closed:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		s := c.o.Settings(ctx)
+		if strings.TrimSpace(s.URL) == "" {
+			cancel()
+			c.setState(func(st *State) {
+				*st = State{Status: StatusUnconfigured, DeviceID: st.DeviceID}
+			})
+			if !c.sleep(-1) {
+				return
+			}
+			continue
+		}
+		c.setState(func(st *State) { st.Status, st.URL, st.NextRetryAt = StatusConnecting, s.URL, 0 })
+		conn, h, err := c.dial(ctx, s)
+		if err != nil {
+			cancel()
+			delay, status := backoff, StatusError
+			var ge *GatewayError
+			if errors.As(err, &ge) && ge.Code == "UNAVAILABLE" || websocket.CloseStatus(err) == websocket.StatusTryAgainLater {
+				// Starting up: retry soon at the pace the Gateway asks.
+				status, delay = StatusStarting, c.o.MinBackoff
+				if ge != nil && ge.RetryAfterMs > 0 {
+					delay = time.Duration(ge.RetryAfterMs) * time.Millisecond
+				}
+			} else {
+				backoff = min(backoff*2, c.o.MaxBackoff)
+			}
+			delay += time.Duration(rand.Int64N(int64(delay)/5 + 1)) // jitter
+			msg := c.scrub(err.Error(), s.Token)
+			c.o.Log.Debug("gateway connect failed", "status", status, "err", msg, "retryIn", delay)
+			c.setState(func(st *State) {
+				st.Status, st.Error, st.ServerVersion, st.Protocol, st.ConnectedAt = status, msg, "", 0, 0
+				st.Attempts++
+				st.NextRetryAt = time.Now().Add(delay).UnixMilli()
+			})
+			if !c.sleep(delay) {
+				return
+			}
+			continue
+		}
+		backoff = c.o.MinBackoff
+		c.mu.Lock()
+		c.conn = conn
+		close(c.ready)
+		keys := make([]string, 0, len(c.keys))
+		for k := range c.keys {
+			keys = append(keys, k)
+		}
+		c.state = State{Status: StatusConnected, URL: s.URL, ServerVersion: h.Server.Version, Protocol: h.Protocol,
+			DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli()}
+		st := c.state
+		c.mu.Unlock()
+		c.states.publish(st)
+		c.o.Log.Info("connected to the OpenClaw Gateway", "url", s.URL, "version", h.Server.Version)
+		go c.resubscribe(conn, keys)
+		c.events.publishMust(Event{Name: EventConnected})
+		go conn.keepAlive(c.o.PingInterval, c.closed)
+		err = conn.readLoop(c.events)
+		cancel()
+		c.mu.Lock()
+		c.conn = nil
+		c.ready = make(chan struct{})
+		c.mu.Unlock()
+		c.events.publishMust(Event{Name: EventDisconnected})
+		select {
+		case <-c.closed:
+			return
+		default:
+		}
+		msg := c.scrub(err.Error(), s.Token)
+		c.o.Log.Warn("lost the OpenClaw Gateway connection", "err", msg)
+		c.setState(func(st *State) {
+			st.Status, st.Error, st.ConnectedAt = StatusConnecting, msg, 0
+		})
+		if !c.sleep(c.o.MinBackoff) {
+			return
+		}
+	}
+}
+
+// sleep waits d (forever when d < 0) or until Reconfigure; false when the
+// client closed.
+func (c *Client) sleep(d time.Duration) bool {
+	var t <-chan time.Time
+	if d >= 0 {
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		t = tm.C
+	}
+	select {
+	case <-t:
+	case <-c.wake:
+	case <-c.closed:
+		return false
+	}
+	return true
+}
+
+// resubscribe restores what a connection must be told again after a
+// reconnect: session lifecycle events and each watched session.
+func (c *Client) resubscribe(conn *wsConn, keys []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.o.RequestTimeout)
+	defer cancel()
+	if res, err := conn.call(ctx, "sessions.subscribe", map[string]any{}); err != nil || !res.OK {
+		c.o.Log.Debug("sessions.subscribe failed", "err", err)
+	}
+	for _, k := range keys {
+		if _, err := conn.call(ctx, "sessions.messages.subscribe", map[string]any{"key": k}); err != nil {
+			c.o.Log.Debug("sessions.messages.subscribe failed", "key", k, "err", err)
+		}
+	}
+}
+
+// scrub keeps the token (and anything that looks like a key) out of a
+// message that will be shown or logged.
+func (c *Client) scrub(msg, token string) string {
+	if token != "" {
+		msg = strings.ReplaceAll(msg, token, "[redacted]")
+	}
+	return redact.Secrets(msg)
+}
+
+// dial opens a socket and performs the connect.challenge handshake.
+func (c *Client) dial(ctx context.Context, s Settings) (*wsConn, hello, error) {
+	hctx, cancel := context.WithTimeout(ctx, c.o.HandshakeTimeout)
+	defer cancel()
+	ws, _, err := websocket.Dial(hctx, s.URL, nil)
+	if err != nil {
+		return nil, hello{}, err
+	}
+	ws.SetReadLimit(maxFrame)
+	fail := func(err error) (*wsConn, hello, error) {
+		ws.Close(websocket.StatusNormalClosure, "handshake failed")
+		return nil, hello{}, err
+	}
+	_, b, err := ws.Read(hctx)
+	if err != nil {
+		return fail(err)
+	}
+	var f frame
+	if err := json.Unmarshal(b, &f); err != nil || f.Type != "event" || f.Event != "connect.challenge" {
+		return fail(fmt.Errorf("openclaw: expected connect.challenge first, got %.80q", b))
+	}
+	var ch challenge
+	if err := json.Unmarshal(f.Payload, &ch); err != nil || ch.Nonce == "" {
+		return fail(errors.New("openclaw: connect.challenge without a nonce"))
+	}
+	if c.o.Identity == nil {
+		return fail(errors.New("openclaw: no device identity"))
+	}
+	p := connectParams{
+		MinProtocol: Protocol, MaxProtocol: Protocol,
+		Client: clientInfo{ID: clientID, Mode: clientMode, Version: c.version(), Platform: runtime.GOOS},
+		Role:   role, Scopes: scopes, Caps: caps, Locale: "en-US", UserAgent: "clawboo-desktop/" + c.version(),
+	}
+	if s.Token != "" {
+		p.Auth = &connectAuth{Token: s.Token}
+	}
+	signedAt := ch.TS
+	if signedAt == 0 {
+		signedAt = time.Now().UnixMilli()
+	}
+	p.Device = deviceBlock{ID: c.o.Identity.ID, PublicKey: c.o.Identity.PublicKey(), SignedAt: signedAt, Nonce: ch.Nonce,
+		Signature: c.o.Identity.SignV3(SignFields{ClientID: clientID, ClientMode: clientMode, Role: role, Scopes: scopes,
+			SignedAtMs: signedAt, Token: s.Token, Nonce: ch.Nonce, Platform: runtime.GOOS})}
+	req, _ := json.Marshal(frame{Type: "req", ID: "connect", Method: "connect", Params: p})
+	if err := ws.Write(hctx, websocket.MessageText, req); err != nil {
+		return fail(err)
+	}
+	for {
+		_, b, err := ws.Read(hctx)
+		if err != nil {
+			return fail(err)
+		}
+		var r frame
+		if json.Unmarshal(b, &r) != nil || r.Type != "res" || r.ID != "connect" {
+			continue // an event before hello: nothing to do with it yet
+		}
+		if !r.OK {
+			if r.Error == nil {
+				r.Error = &GatewayError{Code: "UNKNOWN", Message: "connect refused"}
+			}
+			return fail(r.Error)
+		}
+		var h hello
+		if err := json.Unmarshal(r.Payload, &h); err != nil {
+			return fail(fmt.Errorf("openclaw: bad hello: %w", err))
+		}
+		if h.Protocol != 0 && h.Protocol != Protocol {
+			return fail(fmt.Errorf("openclaw: the Gateway speaks protocol %d, this client %d", h.Protocol, Protocol))
+		}
+		return &wsConn{ws: ws, pending: map[string]chan frame{}, dead: make(chan struct{})}, h, nil
+	}
+}
+
+func (c *Client) version() string {
+	if c.o.Version != "" {
+		return c.o.Version
+	}
+	return "dev"
+}
