@@ -151,9 +151,10 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	if a.opts.Key != nil {
 		key = a.opts.Key(ctx)
 	}
+	mark := string(req.RunID) + "." + newUUID()[:8]
 	r := &run{
-		a: a, req: req, em: req.Emitter, bin: bin, dir: dir, removeDir: removeDir,
-		args: a.args(req, servers), env: a.childEnv(key, servers.Token, req.Env),
+		a: a, req: req, em: req.Emitter, bin: bin, dir: dir, removeDir: removeDir, mark: mark,
+		args: a.args(req, servers), env: a.childEnv(key, servers.Token, mark, req.Env),
 		scrub: newScrubber(key, servers.Token), abortReq: make(chan struct{}), reaped: make(chan struct{}), unread: map[string]bool{},
 	}
 	if err := r.launch(req.Resume); err != nil {
@@ -258,7 +259,7 @@ var (
 	passPrefixes = []string{"CLAUDE_", "ANTHROPIC_", "DISABLE_"}
 )
 
-func (a *Adapter) childEnv(key, token string, reqEnv map[string]string) []string {
+func (a *Adapter) childEnv(key, token, mark string, reqEnv map[string]string) []string {
 	extra := map[string]string{}
 	for k, v := range a.opts.Env {
 		extra[k] = v
@@ -266,6 +267,7 @@ func (a *Adapter) childEnv(key, token string, reqEnv map[string]string) []string
 	for k, v := range reqEnv {
 		extra[k] = v
 	}
+	extra[MarkerEnv] = mark
 	if key != "" {
 		extra["ANTHROPIC_API_KEY"] = key
 	}

@@ -39,5 +39,8 @@
 //     run instead of failing every later turn.
 //   - The child runs in its own process group and is reaped on every path:
 //     done, abort, crash, and the host's shutdown (which aborts; Wait
-//     returns once every child is gone).
+//     returns once every child is gone). The CLI starts each shell command
+//     in a session of its own, beyond its group's reach, so every process
+//     of a run carries a CLAWBOO_RUN marker in its environment and what is
+//     left of the run when the CLI is gone is stopped too (Linux, /proc).
 package claudecode

@@ -28,6 +28,7 @@ type run struct {
 	env       []string
 	scrub     scrubber
 	resumed   bool
+	mark      string // this run's MarkerEnv value: its id and a random suffix
 
 	abortReq  chan struct{}
 	abortOnce sync.Once
@@ -253,7 +254,7 @@ func (r *run) exited(last *Result) {
 	default:
 		status := fmt.Sprintf("exit status %d", ex.Code)
 		if ex.Signal != "" {
-			status = "killed by " + ex.Signal
+			status = "ended by signal: " + ex.Signal
 		}
 		msg := "runtime ended without a result (claude " + status + ")"
 		if t := r.tail.String(); t != "" {
@@ -295,8 +296,16 @@ func (r *run) stop(child *proc.Child, stdin *os.File, cleanup func()) {
 	}
 	ex := child.Wait()
 	cleanup()
-	r.a.opts.Log.Debug("claude reaped", "run", r.req.RunID, "pid", child.Pid(), "exit", ex.Code, "signal", ex.Signal)
+	left := sweep(r.marker(), r.a.opts.AbortGrace)
+	r.a.opts.Log.Debug("claude reaped", "run", r.req.RunID, "pid", child.Pid(), "exit", ex.Code, "signal", ex.Signal, "orphans", left)
 }
+
+// MarkerEnv names the environment variable that marks every process of a
+// run (the CLI and everything it starts), so what the CLI leaves behind
+// can be found and stopped.
+const MarkerEnv = "CLAWBOO_RUN"
+
+func (r *run) marker() string { return MarkerEnv + "=" + r.mark }
 
 // relaunch replaces a CLI that could not find the session to resume with
 // a fresh session in the same folder. False when the run is over.
