@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
+	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/supervisor"
 )
 
 // codexTestKey is the OpenAI key the run gets from the vault: it must
@@ -97,18 +100,22 @@ plugins = false
 	}
 }
 
-// TestCodexBoardTask runs a board code task on the real codex end to end:
-// the backend listening (so the CLI reaches the MCP servers over HTTP),
-// the key from the vault, a real repository and worktree. The fake model
-// has codex write a file with its shell tool, claim a subtask through the
-// Tasks server, and answer; the task lands in review with the file in its
-// diff, the run is charged as a token estimate, and the key is nowhere in
-// the events, the logs or the home folder.
-func TestCodexBoardTask(t *testing.T) {
+// codexEnv is a listening backend whose codex runs go to a fake model.
+type codexEnv struct {
+	b    *Backend
+	fake *fakeresponses.Server
+	home string
+	logs *syncBuffer
+	// close closes the backend once (Close is not idempotent).
+	close func()
+}
+
+func newCodexEnv(t *testing.T, ctx context.Context) *codexEnv {
+	t.Helper()
 	bin := codexTestBin(t)
 	fake := fakeresponses.New()
 	fsrv := httptest.NewServer(fake)
-	defer fsrv.Close()
+	t.Cleanup(fsrv.Close)
 
 	home, userCodex := t.TempDir(), t.TempDir()
 	codexUser(t, bin, userCodex, fsrv.URL)
@@ -120,29 +127,39 @@ func TestCodexBoardTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
 	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			_ = b.Close(context.Background())
-		}
-	}()
+	var once sync.Once
+	e := &codexEnv{b: b, fake: fake, home: home, logs: logs, close: func() { once.Do(func() { _ = b.Close(context.Background()) }) }}
+	t.Cleanup(e.close)
 	ln, err := b.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := b.Server()
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	t.Cleanup(func() { _ = srv.Close() })
 	if err := b.Vault.Set(ctx, "OPENAI_API_KEY", codexTestKey); err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+// TestCodexBoardTask runs a board code task on the real codex end to end:
+// the backend listening (so the CLI reaches the MCP servers over HTTP),
+// the key from the vault, a real repository and worktree. The fake model
+// has codex write a file with its shell tool, claim a subtask through the
+// Tasks server, and answer; the task lands in review with the file in its
+// diff, the run is charged as a token estimate, and the key is nowhere in
+// the events, the logs or the home folder.
+func TestCodexBoardTask(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	e := newCodexEnv(t, ctx)
+	b, fake, home, logs := e.b, e.fake, e.home, e.logs
 	h := b.Handler()
 
 	name, rt := "Coder", "codex"
@@ -246,8 +263,7 @@ func TestCodexBoardTask(t *testing.T) {
 	if strings.Contains(logs.String(), codexTestKey) {
 		t.Fatal("the key reached the logs")
 	}
-	closed = true
-	_ = b.Close(context.Background())
+	e.close()
 	_ = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -257,4 +273,43 @@ func TestCodexBoardTask(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestCodexConversationResumes: two runs of one conversation through the
+// supervisor; the host keeps the handle the first run reported and the
+// second continues the same codex thread, charged only its own tokens.
+func TestCodexConversationResumes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	e := newCodexEnv(t, ctx)
+	e.fake.SetRules(
+		fakeresponses.Rule{Match: "zebra", Steps: []fakeresponses.Step{{Text: "Noted.", Input: 1000, Output: 10}}},
+		fakeresponses.Rule{Match: "what did I say", Steps: []fakeresponses.Step{{Text: "You said zebra.", Input: 2500, Output: 20}}})
+	name, rt := "Chatter", "codex"
+	agent, err := e.b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(msg string) store.Run {
+		h, err := e.b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: "codex", AgentID: agent.ID, Message: msg,
+			SessionKey: "agent:" + agent.ID + ":chat"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := h.Wait(ctx)
+		if err != nil || r.Status != store.RunSucceeded || r.CostKind == nil || *r.CostKind != "token-estimate" {
+			t.Fatalf("run %q: %+v %v", msg, r, err)
+		}
+		return r
+	}
+	first := run("remember the word zebra")
+	second := run("what did I say")
+	if first.InputTokens != 1000 || second.InputTokens != 2500 || second.OutputTokens != 20 || second.Summary != "You said zebra." {
+		t.Fatalf("runs %+v then %+v", first, second)
+	}
+	reqs := e.fake.Requests()
+	last := string(reqs[len(reqs)-1].Body)
+	if len(reqs) != 2 || !strings.Contains(last, "remember the word zebra") || !strings.Contains(last, "Noted.") {
+		t.Fatalf("the second run did not continue the thread (%d requests)", len(reqs))
+	}
 }
