@@ -252,24 +252,28 @@ func TestCodexBoardTask(t *testing.T) {
 	for _, r := range rows {
 		blob = append(append(blob, r.Data...), '\n')
 	}
-	if strings.Contains(string(blob), codexTestKey) {
-		t.Fatal("the key reached the stored events")
+	mcpToken, err := b.mcpSecret(ctx, mcpTokenName)
+	if err != nil || len(mcpToken) < 16 {
+		t.Fatalf("attach token: %v", err)
+	}
+	if strings.Contains(string(blob), codexTestKey) || strings.Contains(string(blob), mcpToken) {
+		t.Fatal("a secret reached the stored events")
 	}
 	for _, want := range []string{"mcp__clawboo-tasks__claim_task", `"shell"`, "tool-result"} {
 		if !strings.Contains(string(blob), want) {
 			t.Fatalf("stored events lack %s: %s", want, blob)
 		}
 	}
-	if strings.Contains(logs.String(), codexTestKey) {
-		t.Fatal("the key reached the logs")
+	if strings.Contains(logs.String(), codexTestKey) || strings.Contains(logs.String(), mcpToken) {
+		t.Fatal("a secret reached the logs")
 	}
 	e.close()
 	_ = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		if data, _ := os.ReadFile(p); strings.Contains(string(data), codexTestKey) {
-			t.Errorf("the key is stored in %s", p)
+		if data, _ := os.ReadFile(p); strings.Contains(string(data), codexTestKey) || strings.Contains(string(data), mcpToken) {
+			t.Errorf("a secret is stored in %s", p)
 		}
 		return nil
 	})
