@@ -69,9 +69,9 @@ func (m *echoMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // without per-thread URLs), with the bearer token from the environment.
 func TestMCPServers(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		mode     Mode
-		toml     bool
+		name      string
+		mode      Mode
+		toml      bool
 		perThread bool
 	}{
 		{"app-server, thread config", AppServer, false, true},
