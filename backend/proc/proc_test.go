@@ -1,8 +1,10 @@
 package proc
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -59,6 +61,11 @@ func child(role string) {
 		fmt.Println(gc.Process.Pid)
 	case "sleeper":
 		time.Sleep(time.Hour)
+	case "echo": // echoes stdin lines back until end-of-file
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			fmt.Println("got " + sc.Text())
+		}
 	}
 	os.Exit(0)
 }
@@ -262,5 +269,41 @@ func TestNpmPrefixFromNpmrc(t *testing.T) {
 	})
 	if got != filepath.Join(home, ".npm-global") {
 		t.Fatal(got)
+	}
+}
+
+func TestStdinIsAPipeTheCallerWrites(t *testing.T) {
+	c, err := Start(context.Background(), Spec{Path: os.Args[0], Env: []string{"PROC_CHILD=echo"}, Stdin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := c.Stdin()
+	if _, err := io.WriteString(in, "one\ntwo\n"); err != nil {
+		t.Fatal(err)
+	}
+	first := <-c.Lines()
+	if first.Text != "got one" {
+		t.Fatalf("%+v", first)
+	}
+	if err := in.Close(); err != nil { // end-of-file: the child finishes
+		t.Fatal(err)
+	}
+	rest := collect(c)
+	if ex := c.Wait(); ex.Code != 0 || len(rest) != 1 || rest[0].Text != "got two" {
+		t.Fatalf("%+v %+v", ex, rest)
+	}
+	if _, err := io.WriteString(in, "late\n"); err == nil {
+		t.Fatal("a write after the child is gone must fail")
+	}
+}
+
+func TestNoStdinUnlessAsked(t *testing.T) {
+	c := spawn(t, context.Background(), "echo")
+	if c.Stdin() != nil {
+		t.Fatal("stdin without Spec.Stdin")
+	}
+	// /dev/null: the echo child sees end-of-file at once and exits.
+	if out := collect(c); len(out) != 0 || c.Wait().Code != 0 {
+		t.Fatalf("%+v", out)
 	}
 }

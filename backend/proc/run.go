@@ -23,6 +23,10 @@ type Spec struct {
 	Grace time.Duration
 	// MaxLine bounds one output line; longer lines are cut (default 64 KiB).
 	MaxLine int
+	// Stdin gives the child a pipe for its standard input, written through
+	// Child.Stdin (for programs driven over stdio); without it the child
+	// reads from /dev/null.
+	Stdin bool
 }
 
 // Line is one line of a child's output, without its newline.
@@ -48,6 +52,7 @@ type Child struct {
 	done     chan struct{}
 	exit     Exit
 	stopOnce sync.Once
+	stdin    *os.File // the write end of the child's stdin (Spec.Stdin), else nil
 }
 
 // Start launches the child. Cancelling ctx stops it (SIGTERM to its group,
@@ -79,15 +84,32 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
+	var inR, inW *os.File
+	if s.Stdin {
+		if inR, inW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return nil, err
+		}
+		cmd.Stdin = inR
+	}
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
+	if inR != nil {
+		inR.Close()
+	}
 	if err != nil {
 		outR.Close()
 		errR.Close()
+		if inW != nil {
+			inW.Close()
+		}
 		return nil, err
 	}
-	c := &Child{cmd: cmd, grace: s.Grace, lines: make(chan Line, 64), done: make(chan struct{})}
+	c := &Child{cmd: cmd, grace: s.Grace, lines: make(chan Line, 64), done: make(chan struct{}), stdin: inW}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go c.scan(outR, false, s.MaxLine, &readers)
@@ -112,6 +134,9 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		}
 		outR.Close()
 		errR.Close()
+		if inW != nil {
+			inW.Close() // a write after the child is gone fails instead of blocking
+		}
 	}()
 	go func() {
 		select {
@@ -164,6 +189,16 @@ func (c *Child) scan(r io.Reader, stderr bool, max int, wg *sync.WaitGroup) {
 			return
 		}
 	}
+}
+
+// Stdin is the child's standard input (nil unless Spec.Stdin). Closing it
+// sends end-of-file; it is closed for the caller once the child has exited
+// and its output drained, so a late write fails rather than blocks.
+func (c *Child) Stdin() io.WriteCloser {
+	if c.stdin == nil {
+		return nil
+	}
+	return c.stdin
 }
 
 // Lines delivers output in arrival order per stream; it is closed when both
