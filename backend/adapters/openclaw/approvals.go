@@ -74,8 +74,9 @@ func str(p *string) string {
 	return *p
 }
 
-// Run relays until ctx ends or the client closes.
-func (rl *Relay) Run(ctx context.Context) {
+// Start subscribes at once and relays in the background until ctx ends
+// or the client closes; wait blocks until the relay has stopped.
+func (rl *Relay) Start(ctx context.Context) (wait func()) {
 	if rl.Log == nil {
 		rl.Log = slog.New(slog.DiscardHandler)
 	}
@@ -83,7 +84,16 @@ func (rl *Relay) Run(ctx context.Context) {
 	rl.pending = map[string]context.CancelFunc{}
 	rl.mu.Unlock()
 	sub := rl.Client.Subscribe(256)
-	defer sub.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rl.run(ctx, sub)
+	}()
+	return func() { <-done }
+}
+
+func (rl *Relay) run(ctx context.Context, sub *Sub[Event]) {
+	defer func() { sub.Close() }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -99,25 +109,28 @@ func (rl *Relay) Run(ctx context.Context) {
 				return
 			}
 			switch ev.Name {
+			case EventConnected:
+				// Requests made while we were away are replayed.
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var list []execRequested
+					lctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+					defer cancel()
+					if err := rl.Client.Request(lctx, "exec.approval.list", map[string]any{}, &list); err != nil {
+						rl.Log.Debug("exec.approval.list", "err", err)
+						return
+					}
+					for _, p := range list {
+						rl.ask(ctx, &wg, p)
+					}
+				}()
 			case "exec.approval.requested":
 				var p execRequested
 				if json.Unmarshal(ev.Payload, &p) != nil || p.ID == "" {
 					continue
 				}
-				actx, cancel := context.WithCancel(ctx)
-				rl.mu.Lock()
-				if _, dup := rl.pending[p.ID]; dup {
-					rl.mu.Unlock()
-					cancel()
-					continue
-				}
-				rl.pending[p.ID] = cancel
-				rl.mu.Unlock()
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rl.relay(ctx, actx, p)
-				}()
+				rl.ask(ctx, &wg, p)
 			case "exec.approval.resolved":
 				var p struct {
 					ID string `json:"id"`
@@ -128,6 +141,28 @@ func (rl *Relay) Run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// ask relays one request unless it is already being asked.
+func (rl *Relay) ask(ctx context.Context, wg *sync.WaitGroup, p execRequested) {
+	if p.ID == "" {
+		return
+	}
+	actx, cancel := context.WithCancel(ctx)
+	rl.mu.Lock()
+	if _, dup := rl.pending[p.ID]; dup {
+		rl.mu.Unlock()
+		cancel()
+		return
+	}
+	rl.pending[p.ID] = cancel
+	rl.mu.Unlock()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer cancel()
+		rl.relay(ctx, actx, p)
+	}()
 }
 
 // withdraw cancels our question when the Gateway settled it elsewhere.

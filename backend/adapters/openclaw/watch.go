@@ -64,11 +64,21 @@ func (w *Watcher) Recent() []Activity {
 	return append([]Activity(nil), w.recent...)
 }
 
-// Run watches until ctx ends or the client closes.
-func (w *Watcher) Run(ctx context.Context) {
+// Start subscribes at once and watches in the background until ctx ends
+// or the client closes; wait blocks until it has stopped.
+func (w *Watcher) Start(ctx context.Context) (wait func()) {
 	w.init()
-	defer w.feed.close()
 	sub := w.Client.Subscribe(1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.run(ctx, sub)
+	}()
+	return func() { <-done }
+}
+
+func (w *Watcher) run(ctx context.Context, sub *Sub[Event]) {
+	defer w.feed.close()
 	defer func() { sub.Close() }()
 	for {
 		select {
