@@ -2,6 +2,7 @@ package codex
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -23,13 +24,26 @@ func (r *run) execArgs() []string {
 }
 
 // execRun runs the turn as one `codex exec --json` process. Its stdin is
-// empty (exec would otherwise wait for more input); a steer is refused.
+// empty (exec would otherwise wait for more input); a steer is refused. A
+// resume of a thread this home does not have starts a new thread.
 func (r *run) execRun() {
+	if !r.execOnce() {
+		return
+	}
+	r.emit(executor.Status(executor.PhaseInit, "could not resume the Codex thread ("+r.tail()+"); starting a new one"))
+	r.handle = Handle{}
+	r.stderr = nil
+	r.execOnce()
+}
+
+// execOnce runs one exec process; it returns true when a resume failed
+// because the thread is gone (nothing was reported yet).
+func (r *run) execOnce() (gone bool) {
 	c, err := proc.Start(r.ctx, proc.Spec{Path: r.bin, Args: r.execArgs(), Dir: r.dir(), Env: r.env,
 		Grace: r.a.opts.Grace, MaxLine: r.a.opts.MaxLine})
 	if err != nil {
 		r.fail("start codex exec: " + err.Error())
-		return
+		return false
 	}
 	// After the result the process is let go: its output drained, and a
 	// stop once the grace period is over.
@@ -50,10 +64,13 @@ func (r *run) execRun() {
 				exit := c.Wait()
 				if r.isAborted() {
 					r.emit(executor.Done(executor.DoneAborted, "aborted"))
-					return
+					return false
+				}
+				if r.handle.Thread != "" && m.Thread == "" && strings.Contains(r.tail(), "no rollout found") {
+					return true
 				}
 				r.fail(fmt.Sprintf("codex exec exited without a result (%s): %s", exitText(exit), r.tail()))
-				return
+				return false
 			}
 			if l.Stderr {
 				r.keepStderr(l.Text)
@@ -62,7 +79,7 @@ func (r *run) execRun() {
 			r.lastLine.Store(time.Now().UnixNano())
 			if n++; n > r.a.opts.MaxLines {
 				r.fail(fmt.Sprintf("codex sent more than %d lines without finishing the turn", r.a.opts.MaxLines))
-				return
+				return false
 			}
 			evs, done := m.Line([]byte(l.Text))
 			for _, ev := range evs {
@@ -74,7 +91,7 @@ func (r *run) execRun() {
 					done = &d
 				}
 				r.emit(*done)
-				return
+				return false
 			}
 		case <-aborted:
 			c.Stop()

@@ -243,12 +243,22 @@ func (r *run) keepStderr(s string) {
 	}
 }
 
-// tail is what stderr last said, redacted.
+// tail is what stderr last said, redacted; codex's warnings are left out
+// when there is anything else.
 func (r *run) tail() string {
-	if len(r.stderr) == 0 {
+	var lines []string
+	for _, l := range r.stderr {
+		if !strings.HasPrefix(l, "WARNING:") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		lines = r.stderr
+	}
+	if len(lines) == 0 {
 		return "no output"
 	}
-	return r.redact(strings.Join(r.stderr, " | "))
+	return r.redact(strings.Join(lines, " | "))
 }
 
 // redact removes every secret the child was given from s.
