@@ -194,12 +194,8 @@ func (c *Child) scan(r io.Reader, stderr bool, max int, wg *sync.WaitGroup) {
 // Stdin is the child's standard input (nil unless Spec.Stdin). Closing it
 // sends end-of-file; it is closed for the caller once the child has exited
 // and its output drained, so a late write fails rather than blocks.
-func (c *Child) Stdin() io.WriteCloser {
-	if c.stdin == nil {
-		return nil
-	}
-	return c.stdin
-}
+// It is a pipe, so write deadlines work on it.
+func (c *Child) Stdin() *os.File { return c.stdin }
 
 // Lines delivers output in arrival order per stream; it is closed when both
 // streams end.
