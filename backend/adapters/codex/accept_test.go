@@ -3,7 +3,6 @@ package codex
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,6 +132,9 @@ func TestAbortDuringToolCall(t *testing.T) {
 		evs = append(evs, ev)
 		if ev.Kind == executor.KindToolCall && abortedAt.IsZero() {
 			time.Sleep(300 * time.Millisecond) // the command is running
+			if len(processes(t, "sleep 41.73")) == 0 {
+				t.Error("the tool's command is not running")
+			}
 			abortedAt = time.Now()
 			if err := run.Abort(ctx); err != nil {
 				t.Fatal(err)
@@ -148,8 +150,8 @@ func TestAbortDuringToolCall(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		out, _ := exec.Command("pgrep", "-f", "sleep 41.73").Output()
-		if len(strings.TrimSpace(string(out))) == 0 {
+		out := processes(t, "sleep 41.73")
+		if len(out) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {

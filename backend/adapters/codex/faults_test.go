@@ -3,7 +3,6 @@ package codex
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,13 +120,16 @@ func TestChildrenReaped(t *testing.T) {
 	for ev := range run.Events() {
 		if ev.Kind == executor.KindStatus && ev.Session != "" {
 			time.Sleep(200 * time.Millisecond)
+			if len(processes(t, "sleep 37.9")) != 2 {
+				t.Errorf("the child's two sleeps are not running: %v", processes(t, "sleep 37.9"))
+			}
 			_ = run.Abort(ctx)
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		out, _ := exec.Command("pgrep", "-f", "sleep 37.9").Output()
-		if len(strings.TrimSpace(string(out))) == 0 {
+		out := processes(t, "sleep 37.9")
+		if len(out) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -135,4 +137,26 @@ func TestChildrenReaped(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// processes lists the command lines of live processes containing s, from
+// /proc (a process that is gone, or a zombie, is not listed).
+func processes(t *testing.T, s string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no /proc to look for processes in: %v", err)
+	}
+	var out []string
+	for _, d := range dirs {
+		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || len(cmd) == 0 {
+			continue
+		}
+		line := strings.ReplaceAll(string(cmd), "\x00", " ")
+		if strings.Contains(line, s) {
+			out = append(out, d+": "+line)
+		}
+	}
+	return out
 }
