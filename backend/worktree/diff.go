@@ -75,7 +75,7 @@ func (m *Manager) snapshot(ctx context.Context, w Worktree) (string, error) {
 			return "", err
 		}
 	}
-	if _, err := m.gitCall(ctx, call{dir: w.Path, inside: true, env: env, args: []string{"add", "-A"}}); err != nil {
+	if _, err := m.gitCall(ctx, call{dir: w.Path, inside: true, env: env, args: addAll}); err != nil {
 		return "", err
 	}
 	r, err := m.gitCall(ctx, call{dir: w.Path, inside: true, env: env, args: []string{"write-tree"}})

@@ -114,6 +114,13 @@ func (m *Manager) detach(ctx context.Context, w Worktree) error {
 	return nil
 }
 
+// contextDir is where runtimes keep the context notes the host gives them
+// (executor.ContextDir): scaffolding, never part of the task's work.
+const contextDir = ".clawboo/context"
+
+// addAll stages everything in the worktree except the context notes.
+var addAll = []string{"add", "-A", "--", ".", ":(exclude)" + contextDir}
+
 // commitAll commits everything in the worktree that git does not ignore,
 // on the task's branch only: if HEAD was moved elsewhere we stop, since the
 // commit would land on a branch we are about to forget.
@@ -122,7 +129,7 @@ func (m *Manager) commitAll(ctx context.Context, w Worktree, msg string) error {
 	if head = strings.TrimSpace(head); err != nil || head != "refs/heads/"+w.Branch {
 		return fmt.Errorf("%s is on %q, not %s; %w (resolve it by hand)", w.Path, head, w.Branch, errRefused)
 	}
-	if _, err := m.runIn(ctx, w, "add", "-A"); err != nil {
+	if _, err := m.runIn(ctx, w, addAll...); err != nil {
 		return err
 	}
 	_, err = m.runIn(ctx, w, "diff", "--cached", "--quiet")

@@ -207,3 +207,35 @@ func TestForeignWorktreeIsRefused(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestContextNotesAreNotWork: the notes runtimes keep in .clawboo/context
+// (executor.WriteContextFile) never count as a change, in the diff or in
+// the task's commits; anything else under .clawboo does.
+func TestContextNotesAreNotWork(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t)
+	repo := newRepo(t, nil)
+	w := provision(t, m, repo, "T9")
+	if err := os.MkdirAll(filepath.Join(w.Path, ".clawboo", "context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Path, ".clawboo", "context", "handoff.md"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := m.Diff(ctxT(t), w); err != nil || d.Changed {
+		t.Fatalf("context notes show as a change: %+v %v", d, err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Path, ".clawboo", "verify"), []byte("true\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.Complete(ctxT(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Changed || o.Files != 1 || !strings.Contains(o.Diff, ".clawboo/verify") || strings.Contains(o.Diff, "handoff") {
+		t.Fatalf("outcome %+v", o)
+	}
+	if files := git(t, repo, "show", "--name-only", "--format=", w.Branch); strings.Contains(files, "context") {
+		t.Fatalf("the branch commit has the notes: %s", files)
+	}
+}

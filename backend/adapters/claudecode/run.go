@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -352,29 +350,11 @@ func (r *run) Abort(context.Context) error {
 // run starts (seed 000).
 func (r *run) SetModel(context.Context, string) error { return nil }
 
-var contextKey = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-// MaxContextValue bounds one context note.
-const MaxContextValue = 1 << 20
-
 // WriteContext implements executor.Run: the note becomes
 // .clawboo/context/<key>.md in the run's working folder, which the agent
 // can read; nothing happens when the run has no folder of its own.
 func (r *run) WriteContext(_ context.Context, key, value string) error {
-	if r.req.WorkDir == "" {
-		return nil
-	}
-	if !contextKey.MatchString(key) || strings.Trim(key, ".") == "" {
-		return fmt.Errorf("context key %q: use letters, digits, '.', '_' or '-' (at most 64)", key)
-	}
-	if len(value) > MaxContextValue {
-		return fmt.Errorf("context value of %d bytes is over the %d-byte limit", len(value), MaxContextValue)
-	}
-	dir := filepath.Join(r.req.WorkDir, ".clawboo", "context")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, key+".md"), []byte(value), 0o644)
+	return executor.WriteContextFile(r.req.WorkDir, key, value)
 }
 
 // Steer implements executor.Run. Both modes are queued on stdin: next is

@@ -118,10 +118,10 @@ func TestWriteContextAndSetModel(t *testing.T) {
 	req.WorkDir = work
 	run := f.start(t, req)
 	ctx := context.Background()
-	if err := run.WriteContext(ctx, ".clawboo/signal", "focus on tests"); err != nil {
+	if err := run.WriteContext(ctx, "signal", "focus on tests"); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(work, ".clawboo", "signal")); string(b) != "focus on tests" {
+	if b, _ := os.ReadFile(filepath.Join(work, ".clawboo", "context", "signal.md")); string(b) != "focus on tests" {
 		t.Fatalf("context file %q", b)
 	}
 	if err := run.WriteContext(ctx, "../outside", "x"); err == nil {

@@ -2,7 +2,6 @@ package hermes
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,21 +64,11 @@ func (r *run) Abort(context.Context) error {
 // SetModel is ignored: the model is fixed when a process starts.
 func (*run) SetModel(context.Context, string) error { return nil }
 
-// WriteContext writes value to the file key inside the run's working
-// folder, where Hermes's file tools can read it; a run without a working
-// folder writes nothing.
+// WriteContext writes value to .clawboo/context/<key>.md inside the run's
+// working folder, where Hermes's file tools can read it; a run without a
+// working folder writes nothing.
 func (r *run) WriteContext(_ context.Context, key, value string) error {
-	if r.req.WorkDir == "" {
-		return nil
-	}
-	if !filepath.IsLocal(key) {
-		return fmt.Errorf("context key %q is not a path inside the working folder", key)
-	}
-	p := filepath.Join(r.req.WorkDir, key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(p, []byte(value), 0o644)
+	return executor.WriteContextFile(r.req.WorkDir, key, value)
 }
 
 // Steer with mode next stops the running process and resumes its session
