@@ -222,6 +222,15 @@ func (b *Backend) Close(ctx context.Context) error {
 	if b.Supervisor != nil {
 		err = b.Supervisor.Close(ctx)
 	}
+	// A run's done can go out before its CLI has exited; adapters that own
+	// children say when every one is reaped, so none outlives the app.
+	if b.Registry != nil {
+		for _, a := range b.Registry.List() {
+			if w, ok := a.(interface{ Wait(context.Context) error }); ok {
+				err = errors.Join(err, w.Wait(ctx))
+			}
+		}
+	}
 	if b.MCP != nil {
 		b.MCP.Close()
 	}
