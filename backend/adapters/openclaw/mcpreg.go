@@ -49,3 +49,25 @@ func RegisterMCP(ctx context.Context, c *Client, servers map[string]any) (Regist
 	}
 	return out, nil
 }
+
+// MCPServers reads the Gateway config's mcp.servers: each name and its
+// URL (headers are redacted by the Gateway and not returned).
+func MCPServers(ctx context.Context, c *Client) (map[string]string, error) {
+	var cur struct {
+		Config struct {
+			MCP struct {
+				Servers map[string]struct {
+					URL string `json:"url"`
+				} `json:"servers"`
+			} `json:"mcp"`
+		} `json:"config"`
+	}
+	if err := c.Request(ctx, "config.get", map[string]any{}, &cur); err != nil {
+		return nil, fmt.Errorf("openclaw: read the Gateway config: %w", err)
+	}
+	out := map[string]string{}
+	for name, s := range cur.Config.MCP.Servers {
+		out[name] = s.URL
+	}
+	return out, nil
+}
