@@ -41,7 +41,7 @@ func startChild(ctx context.Context, s proc.Spec) (*child, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
@@ -178,7 +178,7 @@ func (c *child) Wait() proc.Exit         { <-c.done; return c.exit }
 func (c *child) Stop() {
 	c.stopOnce.Do(func() {
 		pid := c.cmd.Process.Pid
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		signalGroup(pid, syscall.SIGTERM)
 		go func() {
 			t := time.NewTimer(c.grace)
 			defer t.Stop()
@@ -186,7 +186,7 @@ func (c *child) Stop() {
 			case <-c.done:
 			case <-t.C:
 			}
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			signalGroup(pid, syscall.SIGKILL)
 		}()
 	})
 }
