@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +33,11 @@ func TestMain(m *testing.M) {
 		_ = http.Serve(ln, fakeresponses.New(fakeresponses.Text("", "Hello from fake openai.")))
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if catalogPath != "" {
+		os.RemoveAll(filepath.Dir(catalogPath))
+	}
+	os.Exit(code)
 }
 
 // fakeProcess starts the fake in its own process and returns its URL.
