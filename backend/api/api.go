@@ -156,6 +156,10 @@ func (a *API) routes() {
 	a.mux.Handle("/api/tools/servers/{name}", methods{"DELETE": a.removeToolServer})
 	a.mux.Handle("/api/tools/servers/{name}/reconnect", methods{"POST": a.reconnectToolServer})
 	a.mux.Handle("/api/mcp/config", methods{"GET": a.mcpConfig})
+	a.mux.Handle("/api/openclaw/settings", methods{"GET": a.openClawSettings, "PUT": a.putOpenClawSettings})
+	a.mux.Handle("/api/openclaw/status", methods{"GET": a.openClawStatus})
+	a.mux.Handle("/api/openclaw/mcp", methods{"POST": a.registerOpenClawMCP})
+	a.mux.Handle("/api/openclaw/activity", methods{"GET": a.openClawActivity})
 	a.agentRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)

@@ -1,0 +1,181 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// OpenClaw: the Gateway connection's settings (URL and token, the token
+// only ever masked), the Gateway's state for the OpenClaw card, the
+// registration of Clawboo's MCP servers in the Gateway config, and the
+// activity feed of OpenClaw runs Clawboo did not start.
+
+// OpenClawSettings is the connection as the settings form shows it.
+type OpenClawSettings struct {
+	URL string `json:"url"`
+	// URLSource is "env" (CLAWBOO_OPENCLAW_URL, which wins), "settings"
+	// or "" (none).
+	URLSource string `json:"urlSource"`
+	TokenSet  bool   `json:"tokenSet"`
+	// TokenMasked is "••••" and the token's last 4 characters.
+	TokenMasked string `json:"tokenMasked,omitempty"`
+	// TokenSource is "env" (CLAWBOO_OPENCLAW_TOKEN), "vault", "openclaw"
+	// (OpenClaw's own .env) or "".
+	TokenSource string `json:"tokenSource"`
+}
+
+// OpenClawSettingsUpdate is the body of PUT /api/openclaw/settings; a nil
+// field is left as it is, "" clears it.
+type OpenClawSettingsUpdate struct {
+	URL   *string `json:"url"`
+	Token *string `json:"token"`
+}
+
+// ErrOpenClawSettings marks a settings value the service refused (a bad
+// URL); the API answers 400 with its message.
+var ErrOpenClawSettings = errors.New("invalid OpenClaw settings")
+
+// OpenClawService is what the OpenClaw routes need; the composition root
+// provides it (ProvideOpenClaw).
+type OpenClawService interface {
+	Settings(ctx context.Context) OpenClawSettings
+	SaveSettings(ctx context.Context, u OpenClawSettingsUpdate) (OpenClawSettings, error)
+	// Status is the OpenClaw card: connection, Gateway agents, live runs,
+	// pending approvals, registered MCP servers.
+	Status(ctx context.Context) any
+	// RegisterMCP writes Clawboo's Memory, Tasks and Tools servers (at
+	// baseURL, unbound) into the Gateway config's mcp.servers.
+	RegisterMCP(ctx context.Context, baseURL string) (any, error)
+	// Activity is the recent tool activity, oldest first;
+	// SubscribeActivity delivers new entries until stop is called.
+	Activity() any
+	SubscribeActivity() (entries <-chan any, stop func())
+}
+
+// openClawServices holds each backend's service, keyed by its store (a
+// process may run several backends, in tests).
+var openClawServices sync.Map
+
+// ProvideOpenClaw makes svc the OpenClaw service of the API built over st;
+// withdraw removes it.
+func ProvideOpenClaw(st *store.Store, svc OpenClawService) (withdraw func()) {
+	openClawServices.Store(st, svc)
+	return func() { openClawServices.CompareAndDelete(st, svc) }
+}
+
+func (a *API) openClaw(w http.ResponseWriter) (OpenClawService, bool) {
+	if v, ok := openClawServices.Load(a.opts.Store); ok {
+		return v.(OpenClawService), true
+	}
+	writeError(w, http.StatusServiceUnavailable, "OpenClaw is not available on this server")
+	return nil, false
+}
+
+// GET /api/openclaw/settings
+func (a *API) openClawSettings(w http.ResponseWriter, r *http.Request) {
+	if s, ok := a.openClaw(w); ok {
+		writeJSON(w, http.StatusOK, s.Settings(r.Context()))
+	}
+}
+
+// PUT /api/openclaw/settings {url?, token?}
+func (a *API) putOpenClawSettings(w http.ResponseWriter, r *http.Request) {
+	s, ok := a.openClaw(w)
+	if !ok {
+		return
+	}
+	var u OpenClawSettingsUpdate
+	if !decodeJSON(w, r, &u) {
+		return
+	}
+	if u.URL != nil {
+		v := strings.TrimSpace(*u.URL)
+		u.URL = &v
+	}
+	if u.Token != nil {
+		v := strings.TrimSpace(*u.Token)
+		u.Token = &v
+	}
+	out, err := s.SaveSettings(r.Context(), u)
+	switch {
+	case errors.Is(err, ErrOpenClawSettings):
+		writeError(w, http.StatusBadRequest, "%v", err)
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "save the OpenClaw settings: %v", err)
+	default:
+		writeJSON(w, http.StatusOK, out)
+	}
+}
+
+// GET /api/openclaw/status
+func (a *API) openClawStatus(w http.ResponseWriter, r *http.Request) {
+	if s, ok := a.openClaw(w); ok {
+		writeJSON(w, http.StatusOK, s.Status(r.Context()))
+	}
+}
+
+// POST /api/openclaw/mcp
+func (a *API) registerOpenClawMCP(w http.ResponseWriter, r *http.Request) {
+	s, ok := a.openClaw(w)
+	if !ok {
+		return
+	}
+	out, err := s.RegisterMCP(r.Context(), a.mcpBase(r))
+	if err != nil {
+		writeError(w, http.StatusBadGateway, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// GET /api/openclaw/activity: {"activity": [...]} as JSON, or with
+// Accept: text/event-stream the recent entries then each new one as an
+// "activity" event.
+func (a *API) openClawActivity(w http.ResponseWriter, r *http.Request) {
+	s, ok := a.openClaw(w)
+	if !ok {
+		return
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		writeJSON(w, http.StatusOK, map[string]any{"activity": s.Activity()})
+		return
+	}
+	entries, stop := s.SubscribeActivity()
+	defer stop()
+	sse := newSSE(w)
+	if b, err := json.Marshal(s.Activity()); err == nil {
+		sse.event(0, "recent", b)
+	}
+	if sse.flush() != nil {
+		return
+	}
+	keep := time.NewTicker(keepAlive)
+	defer keep.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case e, ok := <-entries:
+			if !ok {
+				return
+			}
+			b, err := json.Marshal(e)
+			if err != nil {
+				continue
+			}
+			sse.event(0, "activity", b)
+		case <-keep.C:
+			sse.comment("keep-alive")
+		}
+		if sse.flush() != nil {
+			return
+		}
+	}
+}
