@@ -167,10 +167,13 @@ func TestThrowawayHome(t *testing.T) {
 func TestWriteContext(t *testing.T) {
 	dir := t.TempDir()
 	r := &run{req: executor.StartRequest{WorkDir: dir}}
-	if err := r.WriteContext(context.Background(), "team notes/../x", "be brief"); err != nil {
+	if err := r.WriteContext(context.Background(), "team notes/../x", "be brief"); err == nil {
+		t.Fatal("a key that is not a plain name must be refused")
+	}
+	if err := r.WriteContext(context.Background(), "team-notes", "be brief"); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, filepath.Join(dir, ".clawboo", "context", "team_notes____x.md")); got != "be brief" {
+	if got := read(t, filepath.Join(dir, ".clawboo", "context", "team-notes.md")); got != "be brief" {
 		t.Fatalf("context file %q", got)
 	}
 	none := &run{}

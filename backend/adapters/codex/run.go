@@ -3,7 +3,6 @@ package codex
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,38 +61,10 @@ func (r *run) Abort(context.Context) error {
 // SetModel is ignored: the model is fixed when the run starts.
 func (r *run) SetModel(context.Context, string) error { return nil }
 
-// WriteContext writes key's value to a file in the run's working folder
-// (.clawboo/context/<key>.md); a run without a folder keeps nothing.
+// WriteContext writes key's value to .clawboo/context/<key>.md in the run's
+// working folder; a run without a folder keeps nothing.
 func (r *run) WriteContext(_ context.Context, key, value string) error {
-	if r.req.WorkDir == "" {
-		return nil
-	}
-	name := contextName(key)
-	dir := filepath.Join(r.req.WorkDir, ".clawboo", "context")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, name+".md"), []byte(value), 0o644)
-}
-
-// contextName makes key a safe file name.
-func contextName(key string) string {
-	var b strings.Builder
-	for _, c := range key {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-			b.WriteRune(c)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 64 {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		return "context"
-	}
-	return b.String()
+	return executor.WriteContextFile(r.req.WorkDir, key, value)
 }
 
 // Steer goes into the live turn with turn/steer. On the exec fallback a
