@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -313,7 +312,7 @@ func (c *Client) loop() {
 			}
 			continue
 		}
-		c.setState(func(st *State) { st.Status, st.URL, st.NextRetryAt = StatusConnecting, s.URL, 0 })
+		c.setState(func(st *State) { st.Status, st.URL, st.NextRetryAt = StatusConnecting, safeURL(s.URL), 0 })
 		conn, h, err := c.dial(ctx, s)
 		if err != nil {
 			cancel()
@@ -349,12 +348,12 @@ func (c *Client) loop() {
 		for k := range c.keys {
 			keys = append(keys, k)
 		}
-		c.state = State{Status: StatusConnected, URL: s.URL, ServerVersion: h.Server.Version, Protocol: h.Protocol,
+		c.state = State{Status: StatusConnected, URL: safeURL(s.URL), ServerVersion: h.Server.Version, Protocol: h.Protocol,
 			DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli()}
 		st := c.state
 		c.mu.Unlock()
 		c.states.publish(st)
-		c.o.Log.Info("connected to the OpenClaw Gateway", "url", s.URL, "version", h.Server.Version)
+		c.o.Log.Info("connected to the OpenClaw Gateway", "url", safeURL(s.URL), "version", h.Server.Version)
 		go c.resubscribe(conn, keys)
 		c.events.publishMust(Event{Name: EventConnected})
 		go conn.keepAlive(c.o.PingInterval, c.closed)
@@ -421,84 +420,4 @@ func (c *Client) scrub(msg, token string) string {
 		msg = strings.ReplaceAll(msg, token, "[redacted]")
 	}
 	return redact.Secrets(msg)
-}
-
-// dial opens a socket and performs the connect.challenge handshake.
-func (c *Client) dial(ctx context.Context, s Settings) (*wsConn, hello, error) {
-	hctx, cancel := context.WithTimeout(ctx, c.o.HandshakeTimeout)
-	defer cancel()
-	ws, _, err := websocket.Dial(hctx, s.URL, nil)
-	if err != nil {
-		return nil, hello{}, err
-	}
-	ws.SetReadLimit(maxFrame)
-	fail := func(err error) (*wsConn, hello, error) {
-		ws.Close(websocket.StatusNormalClosure, "handshake failed")
-		return nil, hello{}, err
-	}
-	_, b, err := ws.Read(hctx)
-	if err != nil {
-		return fail(err)
-	}
-	var f frame
-	if err := json.Unmarshal(b, &f); err != nil || f.Type != "event" || f.Event != "connect.challenge" {
-		return fail(fmt.Errorf("openclaw: expected connect.challenge first, got %.80q", b))
-	}
-	var ch challenge
-	if err := json.Unmarshal(f.Payload, &ch); err != nil || ch.Nonce == "" {
-		return fail(errors.New("openclaw: connect.challenge without a nonce"))
-	}
-	if c.o.Identity == nil {
-		return fail(errors.New("openclaw: no device identity"))
-	}
-	p := connectParams{
-		MinProtocol: Protocol, MaxProtocol: Protocol,
-		Client: clientInfo{ID: clientID, Mode: clientMode, Version: c.version(), Platform: runtime.GOOS},
-		Role:   role, Scopes: scopes, Caps: caps, Locale: "en-US", UserAgent: "clawboo-desktop/" + c.version(),
-	}
-	if s.Token != "" {
-		p.Auth = &connectAuth{Token: s.Token}
-	}
-	signedAt := ch.TS
-	if signedAt == 0 {
-		signedAt = time.Now().UnixMilli()
-	}
-	p.Device = deviceBlock{ID: c.o.Identity.ID, PublicKey: c.o.Identity.PublicKey(), SignedAt: signedAt, Nonce: ch.Nonce,
-		Signature: c.o.Identity.SignV3(SignFields{ClientID: clientID, ClientMode: clientMode, Role: role, Scopes: scopes,
-			SignedAtMs: signedAt, Token: s.Token, Nonce: ch.Nonce, Platform: runtime.GOOS})}
-	req, _ := json.Marshal(frame{Type: "req", ID: "connect", Method: "connect", Params: p})
-	if err := ws.Write(hctx, websocket.MessageText, req); err != nil {
-		return fail(err)
-	}
-	for {
-		_, b, err := ws.Read(hctx)
-		if err != nil {
-			return fail(err)
-		}
-		var r frame
-		if json.Unmarshal(b, &r) != nil || r.Type != "res" || r.ID != "connect" {
-			continue // an event before hello: nothing to do with it yet
-		}
-		if !r.OK {
-			if r.Error == nil {
-				r.Error = &GatewayError{Code: "UNKNOWN", Message: "connect refused"}
-			}
-			return fail(r.Error)
-		}
-		var h hello
-		if err := json.Unmarshal(r.Payload, &h); err != nil {
-			return fail(fmt.Errorf("openclaw: bad hello: %w", err))
-		}
-		if h.Protocol != 0 && h.Protocol != Protocol {
-			return fail(fmt.Errorf("openclaw: the Gateway speaks protocol %d, this client %d", h.Protocol, Protocol))
-		}
-		return &wsConn{ws: ws, pending: map[string]chan frame{}, dead: make(chan struct{})}, h, nil
-	}
-}
-
-func (c *Client) version() string {
-	if c.o.Version != "" {
-		return c.o.Version
-	}
-	return "dev"
 }

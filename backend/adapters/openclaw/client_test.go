@@ -214,3 +214,10 @@ func TestUnconfiguredFailsFast(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestSafeURLDropsCredentialsAndQuery(t *testing.T) {
+	got := safeURL("wss://user:pw@gw.example:443/ws?token=SENTINEL#x")
+	if got != "wss://gw.example:443/ws" {
+		t.Fatalf("safeURL %q", got)
+	}
+}
