@@ -366,3 +366,47 @@ func TestCapabilitiesAreAConnectedSubstrate(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+func TestRunSurvivesAReconnectAndFailsWhenTheGatewayStaysAway(t *testing.T) {
+	s := newScripted(t)
+	req := startReq("hold")
+	r, err := s.adapter(t).Start(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := s.d.requests("chat.send")[0]
+	s.d.dropAll()
+	// Back on a new connection: the run's final still ends it.
+	s.d.waitRequest("sessions.messages.subscribe", 2)
+	s.d.broadcast("chat", map[string]any{"runId": param(t, send.Params, "idempotencyKey"),
+		"sessionKey": param(t, send.Params, "sessionKey"), "state": "final", "message": textMsg("after the blip")})
+	evs := collect(t, r)
+	done := executortest.CheckStream(t, req.RunID, evs)
+	if done.Reason != executor.DoneSuccess || done.Summary != "after the blip" {
+		t.Fatalf("done %+v", done)
+	}
+	sawBlip := false
+	for _, e := range evs {
+		if e.Kind == executor.KindError && e.Code == "openclaw_disconnected" && !e.Fatal {
+			sawBlip = true
+		}
+	}
+	if !sawBlip {
+		t.Fatalf("the lost connection was not reported: %+v", evs)
+	}
+
+	// A Gateway that does not come back within the grace fails the run.
+	s2 := newScripted(t)
+	a := s2.adapter(t, func(o *Options) { o.ReconnectGrace = 200 * time.Millisecond })
+	req2 := startReq("hold")
+	r2, err := a.Start(context.Background(), req2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.d.srv.Listener.Close() // gone for good
+	s2.d.dropAll()
+	done2 := executortest.CheckStream(t, req2.RunID, collect(t, r2))
+	if done2.Reason != executor.DoneError || !strings.Contains(done2.Summary, "did not come back") {
+		t.Fatalf("done %+v", done2)
+	}
+}

@@ -96,7 +96,7 @@ func TestWatcherShowsToolActivityFromRunsWeDidNotStart(t *testing.T) {
 		w.Observe(ev("agent", `{"runId":"r","sessionKey":"`+key+`","stream":"tool","data":{"phase":"start","name":"exec","toolCallId":"c1","args":{"command":"ls"}}}`))
 		// the same call again through session.message: recorded once
 		w.Observe(ev("session.message", `{"sessionKey":"`+key+`","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"exec","arguments":{}}]}}`))
-		w.Observe(ev("agent", `{"runId":"r","sessionKey":"`+key+`","stream":"tool","data":{"phase":"result","name":"exec","toolCallId":"c1","result":"a b"}}`))
+		w.Observe(ev("session.tool", `{"runId":"r","sessionKey":"`+key+`","stream":"tool","data":{"phase":"result","name":"exec","toolCallId":"c1","result":"a b"}}`))
 		w.Observe(ev("chat", `{"runId":"r","sessionKey":"`+key+`","state":"delta","deltaText":"text is not activity"}`))
 	}
 	got := w.Recent()

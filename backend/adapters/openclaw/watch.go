@@ -98,8 +98,15 @@ func (w *Watcher) run(ctx context.Context, sub *Sub[Event]) {
 }
 
 // Observe maps one Gateway event into the feed.
+//
+// Tool events of runs this connection did not start arrive as
+// "session.tool" (the Gateway's copy of the agent tool stream for session
+// subscribers); they are mapped as the agent frames they carry.
 func (w *Watcher) Observe(ev Event) {
 	w.init()
+	if ev.Name == "session.tool" {
+		ev.Name = "agent"
+	}
 	m := MapFrame(ev)
 	if m.SessionKey == "" || len(m.Events) == 0 {
 		return
