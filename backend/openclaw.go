@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/adapters/openclaw"
@@ -259,6 +260,32 @@ func (s *openClawService) RegisterMCP(ctx context.Context, baseURL string) (any,
 	return openclaw.RegisterMCP(ctx, s.client, form.MCP.Servers)
 }
 
+// SubscribeStatus implements api.OpenClawService.
+func (s *openClawService) SubscribeStatus() (<-chan struct{}, func()) {
+	sub := s.client.SubscribeState()
+	out := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case _, ok := <-sub.C():
+				if !ok {
+					return
+				}
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return out, func() { once.Do(func() { sub.Close(); close(done) }) }
+}
+
 // Activity implements api.OpenClawService.
 func (s *openClawService) Activity() any { return s.watcher.Recent() }
 
@@ -285,7 +312,8 @@ func (s *openClawService) SubscribeActivity() (<-chan any, func()) {
 			}
 		}
 	}()
-	return out, func() { sub.Close(); close(done) }
+	var once sync.Once
+	return out, func() { once.Do(func() { sub.Close(); close(done) }) }
 }
 
 // ask puts one Gateway exec approval to a person through the approvals

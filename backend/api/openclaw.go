@@ -50,6 +50,9 @@ type OpenClawService interface {
 	// Status is the OpenClaw card: connection, Gateway agents, live runs,
 	// pending approvals, registered MCP servers.
 	Status(ctx context.Context) any
+	// SubscribeStatus wakes when the connection's state changes (lossy:
+	// re-read Status).
+	SubscribeStatus() (wake <-chan struct{}, stop func())
 	// RegisterMCP writes Clawboo's Memory, Tasks and Tools servers (at
 	// baseURL, unbound) into the Gateway config's mcp.servers.
 	RegisterMCP(ctx context.Context, baseURL string) (any, error)
@@ -114,10 +117,45 @@ func (a *API) putOpenClawSettings(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// GET /api/openclaw/status
+// GET /api/openclaw/status: the card as JSON, or with Accept:
+// text/event-stream a "status" event now and after every connection
+// state change.
 func (a *API) openClawStatus(w http.ResponseWriter, r *http.Request) {
-	if s, ok := a.openClaw(w); ok {
+	s, ok := a.openClaw(w)
+	if !ok {
+		return
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		writeJSON(w, http.StatusOK, s.Status(r.Context()))
+		return
+	}
+	wake, stop := s.SubscribeStatus()
+	defer stop()
+	sse := newSSE(w)
+	keep := time.NewTicker(keepAlive)
+	defer keep.Stop()
+	send := true
+	for {
+		if send {
+			if b, err := json.Marshal(s.Status(r.Context())); err == nil {
+				sse.event(0, "status", b)
+			}
+		}
+		if sse.flush() != nil {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case _, ok := <-wake:
+			if !ok {
+				return
+			}
+			send = true
+		case <-keep.C:
+			sse.comment("keep-alive")
+			send = false
+		}
 	}
 }
 

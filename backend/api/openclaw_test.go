@@ -16,6 +16,7 @@ type fakeOpenClaw struct {
 	updates  []OpenClawSettingsUpdate
 	baseURL  string
 	feed     chan any
+	wake     chan struct{}
 }
 
 func (f *fakeOpenClaw) Settings(context.Context) OpenClawSettings {
@@ -44,6 +45,10 @@ func (f *fakeOpenClaw) Status(context.Context) any {
 	return map[string]any{"connection": map[string]any{"status": "connected"}}
 }
 
+func (f *fakeOpenClaw) SubscribeStatus() (<-chan struct{}, func()) {
+	return f.wake, func() {}
+}
+
 func (f *fakeOpenClaw) RegisterMCP(_ context.Context, baseURL string) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -70,7 +75,7 @@ func TestOpenClawRoutesWithoutAServiceAre503(t *testing.T) {
 
 func TestOpenClawRoutes(t *testing.T) {
 	f := newFixture(t, nil)
-	svc := &fakeOpenClaw{feed: make(chan any, 4)}
+	svc := &fakeOpenClaw{feed: make(chan any, 4), wake: make(chan struct{}, 1)}
 	t.Cleanup(ProvideOpenClaw(f.st, svc))
 
 	code, _, b := f.do(t, "PUT", "/api/openclaw/settings", `{"url":"  ws://127.0.0.1:18789 ","token":" secret-token-abcd\n"}`)
@@ -96,6 +101,17 @@ func TestOpenClawRoutes(t *testing.T) {
 		decode[map[string]map[string]string](t, b)["connection"]["status"] != "connected" {
 		t.Fatalf("status %d %s", code, b)
 	}
+	st := f.stream(t, "/api/openclaw/status", "Accept", "text/event-stream")
+	svc.wake <- struct{}{}
+	n := 0
+	readSSE(t, st.Body, func(e sseEvent) bool {
+		if e.name != "status" {
+			t.Fatalf("status stream event %q", e.name)
+		}
+		n++
+		return n < 2 // the first at once, the second on the wake
+	})
+	st.Body.Close()
 	if code, _, b := f.do(t, "POST", "/api/openclaw/mcp", ""); code != http.StatusOK || svc.baseURL == "" {
 		t.Fatalf("mcp %d %s base %q", code, b, svc.baseURL)
 	}

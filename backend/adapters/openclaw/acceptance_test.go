@@ -43,7 +43,7 @@ type realEnv struct {
 	logs *syncBuf
 }
 
-func newRealEnv(t *testing.T, rules ...fakeresponses.Rule) *realEnv {
+func newRealEnv(t testing.TB, rules ...fakeresponses.Rule) *realEnv {
 	t.Helper()
 	g := realGateway(t)
 	g.Fake.SetRules(rules...)
@@ -63,7 +63,7 @@ func newRealEnv(t *testing.T, rules ...fakeresponses.Rule) *realEnv {
 }
 
 // noSecrets fails when the Gateway token or the provider key shows up.
-func (e *realEnv) noSecrets(t *testing.T, s string) {
+func (e *realEnv) noSecrets(t testing.TB, s string) {
 	t.Helper()
 	for _, secret := range []string{sentinelToken, sentinelKey} {
 		if strings.Contains(s, secret) {

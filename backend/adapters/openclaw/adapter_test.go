@@ -29,7 +29,7 @@ type scripted struct {
 	ackStatus     atomic.Value // string; default "started"
 }
 
-func newScripted(t *testing.T) *scripted {
+func newScripted(t testing.TB) *scripted {
 	s := &scripted{d: newDouble(t)}
 	s.abortConfirms.Store(true)
 	s.d.handle("chat.send", s.chatSend)
@@ -110,7 +110,7 @@ func (s *scripted) chatSend(c *dconn, id string, p json.RawMessage) {
 	}
 }
 
-func (s *scripted) adapter(t *testing.T, mutate ...func(*Options)) *Adapter {
+func (s *scripted) adapter(t testing.TB, mutate ...func(*Options)) *Adapter {
 	o := Options{Client: s.d.client(t), AbortGrace: 300 * time.Millisecond}
 	for _, f := range mutate {
 		f(&o)

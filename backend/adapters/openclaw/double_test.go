@@ -17,7 +17,7 @@ import (
 // signed v3 connect, hello-ok) on a coder/websocket server, requests
 // recorded and answered by handlers, events pushed by the test.
 type double struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	token string
 
@@ -64,7 +64,7 @@ func (c *dconn) event(name string, payload any) {
 const doubleNonce = "nonce-7860083a"
 const doubleTS = int64(1795974169565)
 
-func newDouble(t *testing.T) *double {
+func newDouble(t testing.TB) *double {
 	d := &double{t: t, token: "double-token-SENTINEL", handlers: map[string]func(*dconn, string, json.RawMessage){}}
 	d.srv = httptest.NewServer(http.HandlerFunc(d.serve))
 	t.Cleanup(d.srv.Close)
@@ -212,7 +212,7 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // client connects a fresh client (fresh identity) to the double.
-func (d *double) client(t *testing.T, mutate ...func(*ClientOptions)) *Client {
+func (d *double) client(t testing.TB, mutate ...func(*ClientOptions)) *Client {
 	t.Helper()
 	id, err := LoadIdentity(t.TempDir())
 	if err != nil {
@@ -229,7 +229,7 @@ func (d *double) client(t *testing.T, mutate ...func(*ClientOptions)) *Client {
 	return c
 }
 
-func param(t *testing.T, p json.RawMessage, key string) any {
+func param(t testing.TB, p json.RawMessage, key string) any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(p, &m); err != nil {

@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 // realGateway returns the package's Gateway, starting it on first use.
-func realGateway(t *testing.T) *realGW {
+func realGateway(t testing.TB) *realGW {
 	t.Helper()
 	node, entry := gatewaytest.Require(t)
 	gwOnce.Do(func() {
