@@ -2,7 +2,6 @@ package runtimes
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,31 +45,12 @@ func (c *codexLogin) loggedIn() bool {
 	defer c.mu.Unlock()
 	if stamp != c.stamp {
 		c.stamp = stamp
-		c.fromFS = stamp != "" && authFileUsable(path)
+		c.fromFS = stamp != "" && proc.CodexAuthUsable(path)
 	}
 	if c.fromCLI != nil {
 		return *c.fromCLI || c.fromFS
 	}
 	return c.fromFS
-}
-
-// authFileUsable reports an auth.json holding ChatGPT tokens or an API key.
-func authFileUsable(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 1<<20 {
-		return false
-	}
-	var f struct {
-		APIKey *string          `json:"OPENAI_API_KEY"`
-		Tokens *json.RawMessage `json:"tokens"`
-	}
-	if json.Unmarshal(b, &f) != nil {
-		return false
-	}
-	if f.APIKey != nil && *f.APIKey != "" {
-		return true
-	}
-	return f.Tokens != nil && string(*f.Tokens) != "null" && len(*f.Tokens) > 2
 }
 
 func (c *codexLogin) invalidate() {

@@ -2,12 +2,13 @@ package codex
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/proc"
 )
 
 // The managed CODEX_HOME: one folder per agent under
@@ -66,7 +67,7 @@ func prepareHome(s homeSetup) (provisioned, error) {
 	}
 	p := activeProvider(string(user))
 	switch {
-	case authUsable(filepath.Join(s.Dir, "auth.json")):
+	case proc.CodexAuthUsable(filepath.Join(s.Dir, "auth.json")):
 	case s.HasKey("OPENAI_API_KEY"), s.HasKey("CODEX_API_KEY"):
 	case p.custom && p.envKey == "":
 		// A provider that needs no key (a local server).
@@ -95,25 +96,6 @@ func copyAuthIfNewer(src, dst string) error {
 		return err
 	}
 	return os.Chtimes(dst, st.ModTime(), st.ModTime())
-}
-
-// authUsable reports an auth.json holding ChatGPT tokens or an API key.
-func authUsable(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 1<<20 {
-		return false
-	}
-	var f struct {
-		APIKey *string          `json:"OPENAI_API_KEY"`
-		Tokens *json.RawMessage `json:"tokens"`
-	}
-	if json.Unmarshal(b, &f) != nil {
-		return false
-	}
-	if f.APIKey != nil && *f.APIKey != "" {
-		return true
-	}
-	return f.Tokens != nil && string(*f.Tokens) != "null" && len(*f.Tokens) > 2
 }
 
 func writeAtomic(path string, b []byte, mode os.FileMode) error {
