@@ -26,20 +26,6 @@ import (
 // reach the fake model and nowhere else.
 const claudeTestKey = "sk-ant-SENTINEL-claude-7d41c9e0b3"
 
-// claudeTestBin is the real, pinned claude of test/clis.
-func claudeTestBin(t *testing.T) string {
-	t.Helper()
-	dir, set := os.LookupEnv("CLAWBOO_TEST_CLIS")
-	if !set {
-		t.Skip("CLAWBOO_TEST_CLIS is not set (make test sets it to test/clis, with the pinned programs installed)")
-	}
-	p := filepath.Join(dir, "node_modules", ".bin", "claude")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("CLAWBOO_TEST_CLIS: %v", err)
-	}
-	return p
-}
-
 // claudeRig is a listening backend whose claude-code runtime is the real
 // CLI (found on PATH by the resolver), kept offline on fake (the user's
 // own environment names the fake API and the offline switches, as
@@ -55,7 +41,7 @@ type claudeRig struct {
 
 func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 	t.Helper()
-	bin := claudeTestBin(t)
+	bin := testCLIBin(t, "claude")
 	fake := fakeanthropic.New()
 	fsrv := httptest.NewServer(fake)
 	t.Cleanup(fsrv.Close)
@@ -76,15 +62,9 @@ func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := b.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := b.Server()
-	go func() { _ = srv.Serve(ln) }()
+	serveForTest(t, b)
 	t.Cleanup(func() {
 		_ = b.Close(context.Background())
-		srv.Close()
 		// Every CLI is gone before the folders are removed.
 		a, _ := b.Registry.Get("claude-code")
 		wctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -172,15 +152,7 @@ func TestClaudeBoardTask(t *testing.T) {
 			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agent.ID},
 			AfterTool: "done: {result}"}})
 
-	var res struct {
-		OK       bool        `json:"ok"`
-		RunID    string      `json:"runId"`
-		Summary  string      `json:"summary"`
-		Error    string      `json:"error"`
-		CostUSD  *float64    `json:"costUsd"`
-		CostKind *string     `json:"costKind"`
-		Task     *board.Task `json:"task"`
-	}
+	var res taskRunResult
 	code := e2eDo(t, h, "POST", "/api/runtimes/claude-code/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
 	reqs := rg.fake.Requests()
 	if code != http.StatusOK || !res.OK || !strings.HasPrefix(res.Summary, "done: ") {

@@ -28,21 +28,6 @@ import (
 // reach the fake model and nowhere else.
 const codexTestKey = "sk-proj-SENTINEL-codex-4b8e2d6a91"
 
-// codexTestBin is the real, pinned codex of test/clis: a plain `go test`
-// skips, CLAWBOO_TEST_CLIS set without the program fails.
-func codexTestBin(t *testing.T) string {
-	t.Helper()
-	dir, set := os.LookupEnv("CLAWBOO_TEST_CLIS")
-	if !set {
-		t.Skip("CLAWBOO_TEST_CLIS is not set (make test sets it to test/clis, with the pinned programs installed)")
-	}
-	p := filepath.Join(dir, "node_modules", ".bin", "codex")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("CLAWBOO_TEST_CLIS: %v", err)
-	}
-	return p
-}
-
 // codexUser writes a user's ~/.codex that keeps the real codex offline on
 // the fake Responses API (runtimes-protocols.md section 3.1), with the
 // bundled gpt-5.5 catalog entry renamed fake-model and tool search off so
@@ -112,7 +97,7 @@ type codexEnv struct {
 
 func newCodexEnv(t *testing.T, ctx context.Context) *codexEnv {
 	t.Helper()
-	bin := codexTestBin(t)
+	bin := testCLIBin(t, "codex")
 	fake := fakeresponses.New()
 	fsrv := httptest.NewServer(fake)
 	t.Cleanup(fsrv.Close)
@@ -135,13 +120,7 @@ func newCodexEnv(t *testing.T, ctx context.Context) *codexEnv {
 	var once sync.Once
 	e := &codexEnv{b: b, fake: fake, home: home, logs: logs, close: func() { once.Do(func() { _ = b.Close(context.Background()) }) }}
 	t.Cleanup(e.close)
-	ln, err := b.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := b.Server()
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	serveForTest(t, b)
 	if err := b.Vault.Set(ctx, "OPENAI_API_KEY", codexTestKey); err != nil {
 		t.Fatal(err)
 	}
@@ -188,15 +167,7 @@ func TestCodexBoardTask(t *testing.T) {
 		{Text: "done: {result}"},
 	}})
 
-	var res struct {
-		OK       bool        `json:"ok"`
-		RunID    string      `json:"runId"`
-		Summary  string      `json:"summary"`
-		Error    string      `json:"error"`
-		CostUSD  *float64    `json:"costUsd"`
-		CostKind *string     `json:"costKind"`
-		Task     *board.Task `json:"task"`
-	}
+	var res taskRunResult
 	code := e2eDo(t, h, "POST", "/api/runtimes/codex/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
 	reqs := fake.Requests()
 	if code != http.StatusOK || !res.OK || !strings.HasPrefix(res.Summary, "done: ") {

@@ -146,16 +146,7 @@ func TestHermesE2EBoardTask(t *testing.T) {
 	}
 	task := created.Task
 
-	var res struct {
-		OK           bool        `json:"ok"`
-		RunID        string      `json:"runId"`
-		Summary      string      `json:"summary"`
-		Error        string      `json:"error"`
-		CostUSD      *float64    `json:"costUsd"`
-		CostKind     *string     `json:"costKind"`
-		Task         *board.Task `json:"task"`
-		UsedWorktree bool        `json:"usedWorktree"`
-	}
+	var res taskRunResult
 	code := e2eDo(t, h, "POST", "/api/runtimes/hermes/run", map[string]any{"taskId": task.ID, "assigneeAgentId": agent.ID}, &res)
 	if code != http.StatusOK || !res.OK || !strings.HasSuffix(res.Summary, "plan written") {
 		t.Fatalf("run: %d %+v", code, res)

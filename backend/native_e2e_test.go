@@ -152,17 +152,7 @@ func TestNativeE2EBoardTask(t *testing.T) {
 		use(fakeprovider.Text("done"), 5000, 500),
 	)
 
-	var res struct {
-		OK           bool        `json:"ok"`
-		RunID        string      `json:"runId"`
-		Status       string      `json:"status"`
-		Summary      string      `json:"summary"`
-		Error        string      `json:"error"`
-		CostUSD      *float64    `json:"costUsd"`
-		CostKind     *string     `json:"costKind"`
-		Task         *board.Task `json:"task"`
-		UsedWorktree bool        `json:"usedWorktree"`
-	}
+	var res taskRunResult
 	code := e2eDo(t, h, "POST", "/api/runtimes/clawboo-native/run",
 		map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
 	if code != http.StatusOK || !res.OK || res.Summary != "done" {
