@@ -290,3 +290,27 @@ func TestRealProviderError(t *testing.T) {
 		t.Fatalf("done %+v fatal %+v", done, fatal)
 	}
 }
+
+// A second message while the session is busy: the Gateway acknowledges
+// it, closes its run id at once and answers it in a later run of the
+// session, which the second run follows; each run gets its own answer.
+func TestRealSecondMessageWhileBusyIsAnsweredByALaterRun(t *testing.T) {
+	e := newRealEnv(t, slowText("busy-first", 10, 200*time.Millisecond), fakeresponses.Text("busy-second", "second answer"))
+	r1, id1 := e.start(t, "busy-first", "")
+	seen := firstText(t, r1)
+	var session string
+	for _, ev := range seen {
+		if ev.Session != "" {
+			session = ev.Session
+		}
+	}
+	r2, id2 := e.start(t, "busy-second", session)
+	_, done1 := e.collect(t, r1, id1, seen...)
+	_, done2 := e.collect(t, r2, id2)
+	if done1.Reason != executor.DoneSuccess || !strings.Contains(done1.Summary, "worda") {
+		t.Fatalf("first %+v", done1)
+	}
+	if done2.Reason != executor.DoneSuccess || done2.Summary != "second answer" {
+		t.Fatalf("second %+v", done2)
+	}
+}

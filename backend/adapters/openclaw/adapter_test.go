@@ -104,7 +104,13 @@ func (s *scripted) chatSend(c *dconn, id string, p json.RawMessage) {
 		chatEv(c, run, key, "final", nil) // queued into the session's next run
 		later := "gw-run-later"
 		time.Sleep(20 * time.Millisecond)
+		// An earlier run's late frames: not ours, the message is not
+		// recorded yet.
+		chatEv(c, "gw-run-earlier", key, "delta", map[string]any{"deltaText": "NOT-OURS"})
+		chatEv(c, "gw-run-earlier", key, "final", map[string]any{"message": textMsg("NOT-OURS")})
 		agentEv(c, later, key, "lifecycle", map[string]any{"phase": "start"})
+		c.event("session.message", map[string]any{"sessionKey": key, "message": map[string]any{"role": "user",
+			"content": req.Message, "idempotencyKey": run + ":user"}})
 		chatEv(c, later, key, "delta", map[string]any{"deltaText": "answered later"})
 		chatEv(c, later, key, "final", map[string]any{"message": textMsg("answered later")})
 	}

@@ -120,6 +120,10 @@ func TestWrongTokenIsAnErrorWithoutTheToken(t *testing.T) {
 	if err == nil {
 		t.Fatal("a wrong token connected")
 	}
+	deadline := time.Now().Add(10 * time.Second)
+	for c.State().Attempts == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	st := c.State()
 	if st.Status != StatusError || !strings.Contains(st.Error, "UNAUTHORIZED") || st.Attempts == 0 {
 		t.Fatalf("state %+v", st)

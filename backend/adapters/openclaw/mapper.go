@@ -25,7 +25,10 @@ type Mapped struct {
 	// HasMessage: a chat final that carried the reply. A final without
 	// one closes a message the Gateway queued into another run.
 	HasMessage bool
-	Events     []executor.Event
+	// UserKey is a user session.message's idempotency key
+	// ("<runId>:user" for a chat.send): the Gateway recorded that message.
+	UserKey string
+	Events  []executor.Event
 }
 
 // Terminal reports a chat final, aborted or error.
@@ -67,12 +70,13 @@ type agentData struct {
 }
 
 type message struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Text       string          `json:"text"`
-	ToolCallID string          `json:"toolCallId"`
-	ToolName   string          `json:"toolName"`
-	IsError    bool            `json:"isError"`
+	Role           string          `json:"role"`
+	IdempotencyKey string          `json:"idempotencyKey"`
+	Content        json.RawMessage `json:"content"`
+	Text           string          `json:"text"`
+	ToolCallID     string          `json:"toolCallId"`
+	ToolName       string          `json:"toolName"`
+	IsError        bool            `json:"isError"`
 }
 
 type part struct {
@@ -217,6 +221,9 @@ func mapSessionMessage(raw json.RawMessage) Mapped {
 	_ = json.Unmarshal(raw, &p)
 	msg, _ := decodeMessage(p.Message)
 	m := Mapped{Frame: "session.message", SessionKey: p.SessionKey, RunID: p.RunID, State: msg.Role}
+	if msg.Role == "user" {
+		m.UserKey = msg.IdempotencyKey
+	}
 	m.Events = toolEvents(msg)
 	return m
 }

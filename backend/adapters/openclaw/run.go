@@ -27,8 +27,17 @@ type run struct {
 	stopWatch func()
 	abortC    chan struct{}
 
-	mu       sync.Mutex
-	bound    string
+	mu    sync.Mutex
+	ack   string // the run id chat.send acknowledged
+	bound string
+	// handedOff: the ack's run closed without a reply (the Gateway took
+	// the message into another run of the session); recorded: the
+	// Gateway wrote the message into the session; followed: bound to the
+	// run that took it.
+	handedOff, recorded, followed bool
+	// ownFrom is where this run's own reply starts in text when it
+	// follows another run: at the first model call after following.
+	ownFrom  int
 	started  map[string]bool // run ids whose lifecycle started
 	gone     map[string]bool // run ids that closed without being our reply
 	steers   map[string]*pendingSteer
@@ -46,7 +55,7 @@ type pendingSteer struct {
 
 func newRun(a *Adapter, req executor.StartRequest, key string) *run {
 	return &run{a: a, id: req.RunID, em: req.Emitter, key: key, req: req, abortC: make(chan struct{}),
-		started: map[string]bool{}, gone: map[string]bool{}, steers: map[string]*pendingSteer{},
+		ownFrom: -1, started: map[string]bool{}, gone: map[string]bool{}, steers: map[string]*pendingSteer{},
 		seen: map[string]bool{}, fatal: map[string]bool{}}
 }
 
@@ -75,7 +84,7 @@ func (r *run) release() {
 // begin binds the acknowledged run id and starts observing.
 func (r *run) begin(runID string) {
 	r.mu.Lock()
-	r.bound = runID
+	r.ack, r.bound = runID, runID
 	r.mu.Unlock()
 	r.a.claim(runID, r)
 	r.em.Go(r.loop)
@@ -159,6 +168,9 @@ func (r *run) handle(ev Event) bool {
 		return false
 	}
 	if m.Frame == "session.message" {
+		if m.UserKey != "" && m.UserKey == r.ack+":user" {
+			r.recorded = true
+		}
 		r.mu.Unlock()
 		r.emitAll(m)
 		return false
@@ -168,7 +180,19 @@ func (r *run) handle(ev Event) bool {
 		return false
 	}
 	if m.RunID != r.bound {
-		if !r.a.claim(m.RunID, r) {
+		switch {
+		case r.handedOff && !r.followed:
+			if !r.recorded {
+				r.mu.Unlock()
+				return false // not picked up yet: an earlier run's frames
+			}
+			// The first run to move after the Gateway recorded our
+			// message is the one answering it: the session's active
+			// run (the message was injected) or the next one (queued).
+			// It may be another of our runs' too; both follow it.
+			r.followed = true
+			r.a.claim(m.RunID, r)
+		case !r.a.claim(m.RunID, r):
 			r.mu.Unlock()
 			return false // another of our runs in this session
 		}
@@ -177,19 +201,34 @@ func (r *run) handle(ev Event) bool {
 	if m.State == "lifecycle/start" {
 		r.started[m.RunID] = true
 	}
+	if r.followed && r.ownFrom < 0 && m.State == "lifecycle/model" && len(m.Events) > 0 {
+		r.ownFrom = r.text.Len()
+	}
 	if m.Terminal() && m.State == "final" && !m.HasMessage && !r.started[m.RunID] {
-		// The Gateway queued the message into another run of the session.
+		// The Gateway took the message into another run of the session.
 		r.gone[m.RunID] = true
+		if m.RunID == r.ack {
+			r.handedOff = true
+		}
 		r.mu.Unlock()
 		return false
 	}
+	followed := r.followed
 	r.mu.Unlock()
 	if m.Terminal() {
 		evs := r.filter(m)
 		last := evs[len(evs)-1]
-		if last.Kind == executor.KindDone && last.Summary == "" {
+		if last.Kind == executor.KindDone && (last.Summary == "" || followed) {
+			// A followed run's reply may hold the earlier turn's text
+			// too; this run's own reply is what streamed since.
 			r.mu.Lock()
-			evs[len(evs)-1].Summary = r.text.String()
+			own := r.text.String()
+			if followed && r.ownFrom >= 0 && r.ownFrom <= len(own) {
+				own = own[r.ownFrom:]
+			}
+			if own != "" || last.Summary == "" {
+				evs[len(evs)-1].Summary = strings.TrimSpace(own)
+			}
 			r.mu.Unlock()
 		}
 		r.end(evs)

@@ -57,7 +57,8 @@ type Options struct {
 	ProviderURL, ProviderKey string
 	Token                    string
 	// Ready reports the Gateway usable (a completed handshake); Start
-	// polls it for up to 90 s.
+	// polls it for up to 3 minutes (about 15 s on an idle
+	// 2-core machine; much longer while other test packages run).
 	Ready func(ctx context.Context, url string) error
 }
 
@@ -151,7 +152,7 @@ func Start(o Options) (*Gateway, error) {
 	if o.Ready == nil {
 		return g, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	for {
 		err := o.Ready(ctx, g.URL)
@@ -160,7 +161,7 @@ func Start(o Options) (*Gateway, error) {
 		}
 		if ctx.Err() != nil {
 			log := g.Log()
-			return fail(fmt.Errorf("not ready in 90 s (last: %v); log tail:\n%s", err, log[max(0, len(log)-3000):]))
+			return fail(fmt.Errorf("not ready in 3 minutes (last: %v); log tail:\n%s", err, log[max(0, len(log)-3000):]))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
