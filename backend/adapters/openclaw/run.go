@@ -171,8 +171,13 @@ func (r *run) handle(ev Event) bool {
 		if m.UserKey != "" && m.UserKey == r.ack+":user" {
 			r.recorded = true
 		}
+		// Tool calls it carries belong to whatever run is active in the
+		// session: ours only once our run has started (or was followed).
+		ours := r.followed || (!r.handedOff && r.started[r.bound])
 		r.mu.Unlock()
-		r.emitAll(m)
+		if ours {
+			r.emitAll(m)
+		}
 		return false
 	}
 	if (m.Frame != "chat" && m.Frame != "agent") || m.RunID == "" || r.gone[m.RunID] {
