@@ -36,8 +36,13 @@ describe('routes', () => {
     expect(parseHash('#approvals/anything')).toEqual({ page: 'approvals' });
   });
 
+  it('parses the OpenClaw activity page', () => {
+    expect(parseHash('#/openclaw')).toEqual({ page: 'openclaw' });
+    expect(parseHash('#openclaw/anything')).toEqual({ page: 'openclaw' });
+  });
+
   it('round-trips', () => {
-    for (const h of ['#/approvals', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
+    for (const h of ['#/approvals', '#/openclaw', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
       expect(routeHash(parseHash(h))).toBe(h);
     }
   });

@@ -1,5 +1,6 @@
 // Hash routes: #/runs, #/runs/<id>, #/runtimes, #/board, #/board/<taskId>
-// (the task's drawer open), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals. Hash routing needs nothing from the
+// (the task's drawer open), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals,
+// #/openclaw (the tool activity of OpenClaw runs Clawboo did not start). Hash routing needs nothing from the
 // server and works the same at wails://wails/ and over HTTP.
 
 export type Route =
@@ -8,7 +9,8 @@ export type Route =
   | { page: 'board'; taskId: string | null }
   | { page: 'spend' }
   | { page: 'agents'; agentId: string | null }
-  | { page: 'approvals' };
+  | { page: 'approvals' }
+  | { page: 'openclaw' };
 
 function decodeId(raw: string): string {
   try {
@@ -30,6 +32,8 @@ export function parseHash(hash: string): Route {
       return { page: 'spend' };
     case 'approvals':
       return { page: 'approvals' };
+    case 'openclaw':
+      return { page: 'openclaw' };
     case 'board':
       return { page: 'board', taskId: id };
     case 'agents':
@@ -51,6 +55,8 @@ export function routeHash(r: Route): string {
       return '#/spend';
     case 'approvals':
       return '#/approvals';
+    case 'openclaw':
+      return '#/openclaw';
     case 'agents':
       return r.agentId ? `#/agents/${encodeURIComponent(r.agentId)}` : '#/agents';
     case 'board':
