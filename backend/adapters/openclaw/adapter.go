@@ -300,3 +300,9 @@ func (a *Adapter) RunFor(gatewayRunID string) (executor.RunID, string, bool) {
 	}
 	return r.id, r.req.AgentID, true
 }
+
+// Ready reports a live Gateway connection without a round trip (for
+// listings that must not wait on the Gateway; Health asks it).
+func (a *Adapter) Ready() bool {
+	return a.o.Client != nil && a.o.Client.State().Status == StatusConnected
+}

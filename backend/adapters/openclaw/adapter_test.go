@@ -367,7 +367,15 @@ func TestSetModelAndWriteContext(t *testing.T) {
 }
 
 func TestCapabilitiesAreAConnectedSubstrate(t *testing.T) {
-	c := New(Options{}).Capabilities()
+	if New(Options{}).Ready() {
+		t.Fatal("ready without a client")
+	}
+	s := newScripted(t)
+	a := s.adapter(t)
+	if h := executor.ProbeHealth(context.Background(), a); !h.OK || !a.Ready() {
+		t.Fatalf("health %+v ready %v", h, a.Ready())
+	}
+	c := a.Capabilities()
 	if c.RuntimeClass != executor.ConnectedSubstrate || c.Worktrees || c.MCP || !c.Steering || !c.ModelChange {
 		t.Fatalf("%+v", c)
 	}
