@@ -159,6 +159,33 @@ describe('OpenClaw', { timeout: 90_000 }, () => {
     }
   });
 
+  test('the board does not offer Run for an OpenClaw agent, and says why', async () => {
+    const post = (path, body) =>
+      api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const agent = await post('/api/agents', { name: 'Gateway helper', runtime: 'openclaw' });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    const task = await post('/api/board', { title: 'Tidy the notes' });
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${task.body.task.id}`);
+    try {
+      const start = page.getByTestId('task-run-start');
+      await start.waitFor();
+      assert.equal(await page.getByTestId('task-run-substrate').count(), 0);
+      await page.getByTestId('task-run-agent').selectOption(agent.body.agent.id);
+      await page.getByTestId('task-run-substrate').waitFor();
+      assert.match(await page.getByTestId('task-run-substrate').textContent(), /OpenClaw agents .* cannot run board tasks/);
+      assert.equal(await start.getAttribute('aria-disabled'), 'true');
+      await start.click({ force: true });
+      assert.equal(await page.getByTestId('task-run-error').count(), 0, 'nothing was sent');
+      assert.equal((await api(`/api/board/${task.body.task.id}`)).body.task.status, 'todo');
+      await page.getByTestId('task-run-agent').selectOption('');
+      assert.equal(await page.getByTestId('task-run-substrate').count(), 0);
+      assert.notEqual(await start.getAttribute('aria-disabled'), 'true');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('the activity page renders empty', async () => {
     const { page, context, problems } = await openPage(browser, `${server.url}/#/openclaw`);
     try {
