@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../lib/api/approvalTypes';
 import { decodeApprovalEvent, decodeApprovals } from '../../lib/api/approvalDecode';
-import { answerable, APPROVAL_TTL_MS, applyEvent, forRun, pendingList, riskLevel, timeLeft, toDisplay, visible } from './approvalView';
+import { answerable, answeredInOpenClaw, APPROVAL_TTL_MS, applyEvent, forRun, pendingList, riskLevel, timeLeft, toDisplay, visible } from './approvalView';
 
 const T0 = 1_790_000_000_000;
 
@@ -139,5 +139,13 @@ describe('the pending list', () => {
     expect(() => decodeApprovals({})).toThrow(/approvals list/);
     expect(() => decodeApprovalEvent({ kind: 'other', approval: a })).toThrow(/unknown kind/);
     expect(() => decodeApprovals({ approvals: [{ ...a, status: 'maybe' }] })).toThrow(/unknown status/);
+  });
+});
+
+describe('answered in OpenClaw', () => {
+  it('reads a withdrawn expiry as answered in OpenClaw, nothing else', () => {
+    expect(answeredInOpenClaw(req({ status: 'expired', note: 'withdrawn: the caller stopped waiting' }))).toBe(true);
+    expect(answeredInOpenClaw(req({ status: 'expired' }))).toBe(false);
+    expect(answeredInOpenClaw(req({ status: 'denied', note: 'withdrawn: the caller stopped waiting' }))).toBe(false);
   });
 });

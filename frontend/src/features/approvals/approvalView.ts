@@ -89,6 +89,14 @@ export function toDisplay(r: ApprovalRequest): ApprovalDisplay {
   };
 }
 
+/** The note of a request OpenClaw withdrew because it was answered in OpenClaw's own UI first. */
+export const WITHDRAWN_NOTE = 'withdrawn: the caller stopped waiting';
+
+/** True for a request answered in OpenClaw (ours then expired, withdrawn). */
+export function answeredInOpenClaw(r: Pick<ApprovalRequest, 'status' | 'note'>): boolean {
+  return r.status === 'expired' && (r.note ?? '').trim() === WITHDRAWN_NOTE;
+}
+
 /** Oldest first: the one that expires soonest leads. */
 function byCreated(a: ApprovalRequest, b: ApprovalRequest): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

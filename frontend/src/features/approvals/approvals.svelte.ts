@@ -7,7 +7,7 @@ import { ApiError, describeError, type ApiClient } from '../../lib/api/client';
 import { decodeApprovalEvent } from '../../lib/api/approvalDecode';
 import type { ApprovalDecision, ApprovalRequest } from '../../lib/api/approvalTypes';
 import type { LiveEvents } from '../../lib/live.svelte';
-import { applyEvent, pendingList } from './approvalView';
+import { answeredInOpenClaw, applyEvent, pendingList } from './approvalView';
 
 /** What became of this page's own answer to a card. */
 export interface AnswerState {
@@ -49,7 +49,10 @@ export class ApprovalsStore {
     this.unsubscribe = [
       this.live.onOpen(() => void this.refresh()),
       this.live.on('approval', (data) => {
-        this.pending = applyEvent(this.pending, decodeApprovalEvent(JSON.parse(data)));
+        const ev = decodeApprovalEvent(JSON.parse(data));
+        // Answered in OpenClaw's own UI: the card stays a moment to say so.
+        if (answeredInOpenClaw(ev.approval) && this.pending.some((r) => r.id === ev.approval.id)) this.linger(ev.approval);
+        this.pending = applyEvent(this.pending, ev);
       }),
     ];
   }
@@ -91,14 +94,7 @@ export class ApprovalsStore {
       if (err instanceof ApiError && err.status === 409) {
         this.answers[id] = { busy: null, error: 'already answered' };
         this.pending = this.pending.filter((r) => r.id !== id);
-        if (req) {
-          this.conflicted = [...this.conflicted.filter((r) => r.id !== id), { ...req, status: 'expired' }];
-          const t = setTimeout(() => {
-            this.timers.delete(t);
-            this.dismiss(id);
-          }, CONFLICT_SHOWN_MS);
-          this.timers.add(t);
-        }
+        if (req) this.linger({ ...req, status: 'expired' });
       } else if (err instanceof ApiError && err.status === 404) {
         this.answers[id] = { busy: null, error: 'this request no longer exists' };
         this.pending = this.pending.filter((r) => r.id !== id);
@@ -106,6 +102,16 @@ export class ApprovalsStore {
         this.answers[id] = { busy: null, error: describeError(err) };
       }
     }
+  }
+
+  /** Keeps a request that left the queue on screen for a moment, to say what became of it. */
+  private linger(r: ApprovalRequest): void {
+    this.conflicted = [...this.conflicted.filter((c) => c.id !== r.id), r];
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.dismiss(r.id);
+    }, CONFLICT_SHOWN_MS);
+    this.timers.add(t);
   }
 
   /** Takes a conflicted card down. */
