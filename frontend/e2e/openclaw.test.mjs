@@ -2,19 +2,29 @@
 // OpenClaw card beside the runtime cards in its unconfigured state, saving
 // settings that point at a port nobody listens on (the card turns to its
 // error state, the token only ever masked and never on the page), a refused
-// URL (the backend's 400 under the form), and the activity page, empty.
+// URL (the backend's 400 under the form), the board refusing Run for an
+// OpenClaw agent, and the activity page, empty. Then against a scripted
+// Gateway double in this process (the handshake, agents.list, config.get /
+// config.patch, session.tool and exec approval events): a wrong token's
+// UNAUTHORIZED, the connected card, the MCP registration, the activity of a
+// run Clawboo did not start, and an approval answered in OpenClaw.
 //
 //     (cd frontend && npm run build) && CGO_ENABLED=0 go build -o /tmp/clawboo . &&
 //     (cd frontend && CLAWBOO_BIN=/tmp/clawboo node --test e2e/openclaw.test.mjs)
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 
 requireBin();
+
+// playwright-core bundles the ws package; the double's WebSocket server is that.
+const { wsServer: WebSocketServer } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
 
 /** The secret the tests save; it must never appear on the page. */
 const TOKEN = 'oc-secret-token-e2e-7f3a';
@@ -194,6 +204,158 @@ describe('OpenClaw', { timeout: 90_000 }, () => {
       assert.equal(await page.getByTestId('openclaw-session').count(), 0);
       await page.waitForSelector('[data-testid="openclaw-activity-live"][data-live="true"]');
       assert.equal(await page.getByTestId('openclaw-activity-error').count(), 0);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/**
+ * A scripted OpenClaw Gateway: the connect.challenge handshake (the token
+ * checked, the device signature not), the requests the card and the MCP
+ * registration make, and events pushed by the test to every connection.
+ */
+async function startGatewayDouble({ token }) {
+  const http = createServer();
+  const wss = new WebSocketServer({ server: http });
+  const conns = new Set();
+  const requests = [];
+  const servers = {};
+  wss.on('connection', (ws) => {
+    const send = (v) => ws.send(JSON.stringify(v));
+    send({ type: 'event', event: 'connect.challenge', payload: { nonce: 'nonce-e2e', ts: Date.now() } });
+    ws.on('message', (buf) => {
+      const f = JSON.parse(buf.toString());
+      if (f.type !== 'req') return;
+      requests.push({ method: f.method, params: f.params });
+      const ok = (payload) => send({ type: 'res', id: f.id, ok: true, payload });
+      const fail = (code, message) => send({ type: 'res', id: f.id, ok: false, error: { code, message } });
+      switch (f.method) {
+        case 'connect':
+          if (f.params?.auth?.token !== token) return fail('UNAUTHORIZED', 'gateway token mismatch');
+          conns.add(ws);
+          return ok({ type: 'hello-ok', protocol: 4, server: { version: '2026.9.6', connId: 'e2e' }, policy: { tickIntervalMs: 30_000 } });
+        case 'agents.list':
+          return ok({ defaultId: 'main', agents: [{ id: 'main', workspace: '/srv/openclaw/workspace', model: { primary: 'fakeoai/fake-model' } }] });
+        case 'config.get':
+          // Like the real Gateway: URLs back, never the headers (the attach token).
+          return ok({ hash: 'hash-1', config: { mcp: { servers: Object.fromEntries(Object.entries(servers).map(([k, v]) => [k, { url: v.url }])) } } });
+        case 'config.patch':
+          Object.assign(servers, JSON.parse(f.params.raw).mcp.servers);
+          return ok({ hash: 'hash-2' });
+        case 'sessions.subscribe':
+          return ok({});
+        case 'exec.approval.list':
+          return ok([]);
+        default:
+          return fail('INVALID_REQUEST', `unknown method ${f.method}`);
+      }
+    });
+    ws.on('close', () => conns.delete(ws));
+  });
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${http.address().port}`,
+    requests,
+    servers,
+    broadcast(event, payload) {
+      for (const ws of conns) ws.send(JSON.stringify({ type: 'event', event, payload }));
+    },
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+describe('OpenClaw connected (a Gateway double)', { timeout: 90_000 }, () => {
+  const GW_TOKEN = 'gw-e2e-token-9c41';
+  let gw;
+  let srv;
+  let home2;
+
+  before(async () => {
+    gw = await startGatewayDouble({ token: GW_TOKEN });
+    home2 = await mkdtemp(join(tmpdir(), 'clawboo-e2e-openclaw-home-'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLAWBOO_OPENCLAW_')));
+    srv = await startServer({ env: { ...env, HOME: home2, CLAWBOO_VAULT: 'file' } });
+  });
+
+  after(async () => {
+    await srv?.stop();
+    await gw?.close();
+    if (home2) await rm(home2, { recursive: true, force: true });
+  });
+
+  test('a wrong token is refused, the right one connects: agents, MCP registration, activity, an approval answered in OpenClaw', async () => {
+    const { page, context, problems } = await openPage(browser, `${srv.url}/#/runtimes`);
+    try {
+      const card = ocCard(page);
+      await waitCardState(page, 'unconfigured');
+      await card.getByTestId('openclaw-url').fill(gw.url);
+      await card.getByTestId('openclaw-token').fill('gw-wrong-token-0000');
+      await card.getByTestId('openclaw-save').click();
+      await waitCardState(page, 'error', 30_000);
+      assert.match(await card.getByTestId('openclaw-error').textContent(), /UNAUTHORIZED/);
+
+      await card.getByTestId('openclaw-token').fill(GW_TOKEN);
+      await card.getByTestId('openclaw-save').click();
+      await waitCardState(page, 'connected', 30_000);
+      assert.equal((await card.getByTestId('openclaw-headline').textContent()).trim(), 'OpenClaw 2026.9.6');
+      assert.equal((await card.getByTestId('openclaw-agent-count').textContent()).trim(), '1 agent, default "main"');
+      assert.match(await card.getByTestId('openclaw-agent').textContent(), /main\s+fakeoai\/fake-model\s+\/srv\/openclaw\/workspace/);
+      assert.equal((await card.getByTestId('openclaw-live-runs').textContent()).trim(), '0');
+      assert.equal((await card.getByTestId('openclaw-pending-approvals').textContent()).trim(), 'none waiting');
+      assert.equal(await card.getByTestId('openclaw-retry').count(), 0);
+
+      // MCP: registered on request, then offered again.
+      const mcp = card.getByTestId('openclaw-mcp');
+      assert.match(await mcp.innerText(), /calls from OpenClaw are unverified callers \(no agent identity\)/);
+      assert.equal(await mcp.getAttribute('data-registered'), 'false');
+      await card.getByTestId('openclaw-mcp-register').click();
+      await card.getByTestId('openclaw-mcp-state').waitFor();
+      assert.equal((await card.getByTestId('openclaw-mcp-state').textContent()).trim(), 'Registered ✓');
+      assert.equal((await card.getByTestId('openclaw-mcp-register').textContent()).trim(), 'Register again');
+      assert.deepEqual(Object.keys(gw.servers).sort(), ['clawboo-memory', 'clawboo-tasks', 'clawboo-tools']);
+      await page.waitForFunction(() => /registered/.test(document.querySelector('[data-testid="openclaw-mcp-summary"]')?.textContent ?? '') &&
+        !/not registered/.test(document.querySelector('[data-testid="openclaw-mcp-summary"]')?.textContent ?? ''));
+      const html = await page.content();
+      assert.ok(!html.includes(GW_TOKEN), 'the Gateway token is not on the page');
+      for (const s of Object.values(gw.servers)) {
+        for (const v of Object.values(s.headers ?? {})) assert.ok(!html.includes(String(v).replace(/^Bearer /, '')), 'no MCP attach token on the page');
+      }
+
+      // Activity of a run Clawboo did not start: a call now, its result after the page is open.
+      const key = 'agent:main:channel-x';
+      gw.broadcast('session.tool', { runId: 'gw-run-1', sessionKey: key, stream: 'tool',
+        data: { phase: 'start', name: 'read', toolCallId: 'call_1|fc_1', args: { path: 'notes.txt' } } });
+      await card.getByTestId('openclaw-activity-link').click();
+      const session = page.locator(`[data-testid="openclaw-session"][data-session-key="${key}"]`);
+      await session.waitFor();
+      assert.equal((await session.getByTestId('openclaw-session-name').textContent()).trim(), 'channel-x');
+      assert.equal((await session.getByTestId('openclaw-session-agent').textContent()).trim(), 'agent main');
+      const call = session.getByTestId('tool-call');
+      assert.equal(await call.getAttribute('data-state'), 'pending');
+      gw.broadcast('session.tool', { runId: 'gw-run-1', sessionKey: key, stream: 'tool',
+        data: { phase: 'result', name: 'read', toolCallId: 'call_1|fc_1', result: 'hello from the notes' } });
+      await page.waitForSelector(`[data-session-key="${key}"] [data-testid="tool-call"][data-state="done"]`);
+      assert.equal(await call.count(), 1, 'the result joined its call');
+      await call.locator('summary').click();
+      assert.equal((await call.getByTestId('tool-result').textContent()).trim(), 'hello from the notes');
+
+      // An exec approval, then answered in OpenClaw's own UI first.
+      await page.getByTestId('nav-approvals').click();
+      gw.broadcast('exec.approval.requested', { id: 'gw-ap-1', createdAtMs: Date.now(), expiresAtMs: Date.now() + 120_000,
+        request: { command: 'rm -rf build', cwd: '/srv/openclaw/workspace', agentId: 'main', warningText: 'deletes files', security: 'allowlist', ask: 'on-miss' } });
+      const ap = page.getByTestId('approval-card');
+      await ap.waitFor();
+      assert.match(await ap.getByTestId('approval-program').textContent(), /rm -rf build/);
+      gw.broadcast('exec.approval.resolved', { id: 'gw-ap-1', decision: 'allow-once' });
+      await page.waitForFunction(() => document.querySelector('[data-testid="approval-time-left"]')?.textContent?.trim() === 'answered in OpenClaw');
+      assert.equal(await ap.getByTestId('approval-dismiss').count(), 1);
+      assert.equal(await ap.getByTestId('approval-allow').count(), 0);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
