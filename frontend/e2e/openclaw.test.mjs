@@ -270,6 +270,43 @@ async function startGatewayDouble({ token }) {
   };
 }
 
+describe('OpenClaw set by the environment', { timeout: 60_000 }, () => {
+  let srv;
+  let home3;
+  before(async () => {
+    home3 = await mkdtemp(join(tmpdir(), 'clawboo-e2e-openclaw-home-'));
+    srv = await startServer({
+      env: { ...process.env, HOME: home3, CLAWBOO_VAULT: 'file', CLAWBOO_OPENCLAW_URL: DEAD_URL, CLAWBOO_OPENCLAW_TOKEN: 'env-secret-token-5678' },
+    });
+  });
+  after(async () => {
+    await srv?.stop();
+    if (home3) await rm(home3, { recursive: true, force: true });
+  });
+
+  test('the form says what CLAWBOO_OPENCLAW_URL / _TOKEN override and keeps those fields read-only', async () => {
+    const { page, context, problems } = await openPage(browser, `${srv.url}/#/runtimes`);
+    try {
+      const card = ocCard(page);
+      await waitCardState(page, 'error', 30_000);
+      await card.getByTestId('openclaw-settings-toggle').click();
+      const url = card.getByTestId('openclaw-url');
+      await page.waitForFunction(() => document.querySelector('[data-testid="openclaw-url"]')?.value === 'ws://127.0.0.1:9');
+      assert.equal(await url.getAttribute('readonly'), '');
+      assert.equal((await card.getByTestId('openclaw-url-note').textContent()).trim(), 'Set by CLAWBOO_OPENCLAW_URL (overrides this form).');
+      const token = card.getByTestId('openclaw-token');
+      assert.equal(await token.getAttribute('readonly'), '');
+      assert.equal(await token.getAttribute('placeholder'), '••••5678');
+      assert.equal((await card.getByTestId('openclaw-token-note').textContent()).trim(), 'Set by CLAWBOO_OPENCLAW_TOKEN (overrides this form).');
+      assert.equal(await card.getByTestId('openclaw-clear-token').count(), 0);
+      assert.ok(!(await page.content()).includes('env-secret-token'), 'the token is not on the page');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('OpenClaw connected (a Gateway double)', { timeout: 90_000 }, () => {
   const GW_TOKEN = 'gw-e2e-token-9c41';
   let gw;
