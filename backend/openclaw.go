@@ -200,9 +200,11 @@ type openClawAgent struct {
 
 // Status implements api.OpenClawService.
 func (s *openClawService) Status(ctx context.Context) any {
-	st := openClawStatus{Connection: s.client.State(), Settings: s.Settings(ctx), Agents: []openClawAgent{},
+	st := openClawStatus{Settings: s.Settings(ctx), Agents: []openClawAgent{},
 		LiveRuns: len(s.adapter.LiveSessions()), Approvals: s.relay.Pending(), MCPServers: map[string]string{}}
 	st.Health = executor.ProbeHealth(ctx, s.adapter)
+	// After the probe, which may have waited for the connection.
+	st.Connection = s.client.State()
 	if !st.Health.OK {
 		return st
 	}
