@@ -43,9 +43,14 @@ describe('catalog words', () => {
     expect(installerName("pipx install 'hermes-agent<1'")).toBe('pipx');
   });
 
-  it('offers the run form only runtimes this build can run', () => {
-    const list = [makeRuntime({ id: 'claude-code' }), makeRuntime({ id: 'clawboo-mock', canRun: true })];
-    expect(runnable(list).map((r) => r.id)).toEqual(['clawboo-mock']);
+  it('offers the run form only runtimes this build can run and this machine has', () => {
+    const list = [
+      makeRuntime({ id: 'claude-code' }),
+      makeRuntime({ id: 'codex', canRun: true, installed: false }),
+      makeRuntime({ id: 'hermes', canRun: true, installed: true, connectionState: 'needs-auth' }),
+      makeRuntime({ id: 'clawboo-mock', canRun: true, installed: true }),
+    ];
+    expect(runnable(list).map((r) => r.id)).toEqual(['hermes', 'clawboo-mock']);
   });
 
   it('names the runtimes that lose a shared stored key on disconnect', () => {

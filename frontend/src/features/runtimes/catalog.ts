@@ -95,7 +95,12 @@ export function sharedKeyLosers(rt: RuntimeEntry, all: readonly RuntimeEntry[]):
   return out;
 }
 
-/** The runtimes the run form offers: those this build can run tasks on. */
+/**
+ * The runtimes the run forms offer: those this build has an adapter for
+ * and whose program is on this machine (built-in ones always are). One that
+ * is installed but not yet connected is still offered: its run says what
+ * is missing.
+ */
 export function runnable(list: readonly RuntimeEntry[]): RuntimeEntry[] {
-  return list.filter((r) => r.canRun);
+  return list.filter((r) => r.canRun && r.installed);
 }
