@@ -314,3 +314,27 @@ func TestRealSecondMessageWhileBusyIsAnsweredByALaterRun(t *testing.T) {
 		t.Fatalf("second %+v", done2)
 	}
 }
+
+// A start request's model (an agent's configured Gateway model) applies
+// from the first turn of a fresh session.
+func TestRealStartModelAppliesToAFreshSession(t *testing.T) {
+	e := newRealEnv(t, fakeresponses.Text("fresh-model", "fresh"))
+	id := executor.RunID("acc-" + newIdempotencyKey()[:8])
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := e.a.Start(ctx, executor.StartRequest{RunID: id, AgentID: "ag-acc", SessionKey: "fresh-" + string(id),
+		Message: "fresh-model", Model: "fakeoai/fake-model-2", Emitter: executor.NewEmitter(id, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.collect(t, r, id)
+	var sent string
+	for _, q := range e.g.Fake.Requests() {
+		if strings.Contains(q.UserText, "fresh-model") {
+			sent = q.Model
+		}
+	}
+	if sent != "fake-model-2" {
+		t.Fatalf("the provider got model %q for a fresh session started with fakeoai/fake-model-2", sent)
+	}
+}

@@ -196,9 +196,9 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	}
 	if req.Model != "" {
 		if err := a.o.Client.Request(ctx, "sessions.patch", map[string]any{"key": key, "model": req.Model}, nil); err != nil {
-			// A new session does not exist until its first message; the
-			// Gateway's agent model applies then.
-			a.o.Log.Debug("sessions.patch model before send", "key", key, "err", err)
+			// sessions.patch also creates a fresh session; if the Gateway
+			// refuses the model, its agent's own model applies.
+			a.o.Log.Warn("openclaw: set the session's model before sending", "key", key, "model", req.Model, "err", err)
 		}
 	}
 	text := req.Message
