@@ -87,6 +87,8 @@ type Backend struct {
 
 	closeMu sync.Mutex
 	closed  bool
+
+	openClaw *openClawService // set by openOpenClaw; nil when not registered
 }
 
 // New opens the database, recovers from any crash, and builds the API.
@@ -149,7 +151,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		Agents: b.Agents,
 		Store:  st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
+		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
 	})
 	return b, nil
 }
@@ -195,6 +197,11 @@ func (b *Backend) openAgents() *agents.Service {
 	return agents.New(agents.Options{
 		Store: b.Store, Budget: b.Budget, Vault: b.Vault, Log: b.log.With("part", "agents"),
 		RuntimeReady: func(ctx context.Context, rt string) bool {
+			if executor.ID(rt) == executor.OpenClaw { // no catalog entry: ready when its Gateway is connected
+				a, ok := b.Registry.Get(executor.OpenClaw)
+				r, can := a.(interface{ Ready() bool })
+				return ok && can && r.Ready()
+			}
 			e, ok := b.Catalog.Entry(ctx, executor.ID(rt))
 			return ok && e.ConnectionState == runtimes.StateReady
 		},
@@ -231,6 +238,7 @@ func (b *Backend) Close(ctx context.Context) error {
 			}
 		}
 	}
+	b.openClaw.close()
 	if b.MCP != nil {
 		b.MCP.Close()
 	}

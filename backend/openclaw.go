@@ -15,6 +15,7 @@ import (
 	"github.com/clawboo/desktop/backend/adapters/openclaw"
 	"github.com/clawboo/desktop/backend/api"
 	"github.com/clawboo/desktop/backend/approval"
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/vault"
@@ -42,13 +43,18 @@ type openClawService struct {
 	adapter *openclaw.Adapter
 	relay   *openclaw.Relay
 	watcher *openclaw.Watcher
+	// changed wakes the card's status stream: connection states, OpenClaw
+	// runs starting and ending, approvals asked and settled, MCP
+	// registration.
+	changed *bus.Broker[struct{}]
+	stop    func() // stops the connection, relay, watcher and forwarding
 }
 
 // openOpenClaw builds the openclaw runtime: a device identity under
 // <home>/runtimes/openclaw, the Gateway client (connecting in the
 // background once a URL is set), exec approvals relayed through the
-// approvals queue, and the activity watcher. It all stops when the
-// backend closes.
+// approvals queue, and the activity watcher. Backend.Close stops it all
+// (after the supervisor has aborted live runs).
 func openOpenClaw(b *Backend, opts Options) executor.Adapter {
 	getenv := opts.Getenv
 	if getenv == nil {
@@ -65,34 +71,52 @@ func openOpenClaw(b *Backend, opts Options) executor.Adapter {
 	s.relay = &openclaw.Relay{Client: s.client, Ask: s.ask, RunFor: s.adapter.RunFor, Log: log}
 	s.watcher = &openclaw.Watcher{Client: s.client, Ours: s.adapter.LiveSessions}
 
+	s.changed = bus.New[struct{}](0)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopRelay := s.relay.Start(ctx)
 	stopWatch := s.watcher.Start(ctx)
-	withdraw := api.ProvideOpenClaw(b.Store, s)
 	states := s.client.SubscribeState()
-	closing := b.runtimesChanged.Subscribe(1)
+	runs := b.Supervisor.Updates.Subscribe(64)
 	s.client.Start()
+	forwarded := make(chan struct{})
 	go func() {
-		// The runtimes broker closes when the backend closes (after the
-		// supervisor has aborted live runs): then stop everything here.
+		defer close(forwarded)
+		runC := runs.C()
 		for {
 			select {
-			case _, ok := <-closing.C():
+			case <-ctx.Done():
+				return
+			case _, ok := <-states.C():
 				if !ok {
-					withdraw()
-					cancel()
-					s.client.Close()
-					stopRelay()
-					stopWatch()
 					return
 				}
-			case _, ok := <-states.C():
-				if ok {
-					b.runtimesChanged.Publish(struct{}{})
+				b.runtimesChanged.Publish(struct{}{})
+				s.changed.Publish(struct{}{})
+			case r, ok := <-runC:
+				if !ok {
+					runC = nil // the supervisor is closing (or dropped us): state changes still wake the card
+					continue
+				}
+				if r.RuntimeID == string(executor.OpenClaw) {
+					s.changed.Publish(struct{}{})
 				}
 			}
 		}
 	}()
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			s.client.Close()
+			stopRelay()
+			stopWatch()
+			<-forwarded
+			states.Close()
+			runs.Close()
+			s.changed.Close()
+		})
+	}
+	b.openClaw = s
 	return s.adapter
 }
 
@@ -198,6 +222,22 @@ type openClawAgent struct {
 	Model     string `json:"model,omitempty"`
 }
 
+// api is the service as the API sees it: nil (503) when OpenClaw is not
+// wired, never a typed nil.
+func (s *openClawService) api() api.OpenClawService {
+	if s == nil {
+		return nil
+	}
+	return s
+}
+
+// close stops the service; safe on nil and more than once.
+func (s *openClawService) close() {
+	if s != nil && s.stop != nil {
+		s.stop()
+	}
+}
+
 // Status implements api.OpenClawService.
 func (s *openClawService) Status(ctx context.Context) any {
 	st := openClawStatus{Settings: s.Settings(ctx), Agents: []openClawAgent{},
@@ -259,12 +299,16 @@ func (s *openClawService) RegisterMCP(ctx context.Context, baseURL string) (any,
 	if err := json.Unmarshal([]byte(at.Clients[mcp.ClientOpenClaw].Text), &form); err != nil {
 		return nil, err
 	}
-	return openclaw.RegisterMCP(ctx, s.client, form.MCP.Servers)
+	res, err := openclaw.RegisterMCP(ctx, s.client, form.MCP.Servers)
+	if err == nil {
+		s.changed.Publish(struct{}{})
+	}
+	return res, err
 }
 
 // SubscribeStatus implements api.OpenClawService.
 func (s *openClawService) SubscribeStatus() (<-chan struct{}, func()) {
-	sub := s.client.SubscribeState()
+	sub := s.changed.Subscribe(1)
 	out := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {
@@ -324,6 +368,10 @@ func (s *openClawService) ask(ctx context.Context, q openclaw.Question, ttl time
 	if s.b.Approvals == nil {
 		return false, errors.New("no approvals queue")
 	}
+	// The card counts pending approvals: wake it when this one is asked
+	// and again when it is settled.
+	s.changed.Publish(struct{}{})
+	defer s.changed.Publish(struct{}{})
 	res, err := s.b.Approvals.Ask(ctx, approval.Request{Kind: approval.KindCommand, Title: q.Title, Command: q.Command,
 		Folder: q.Folder, Reason: q.Reason, Risk: q.Risk, RunID: q.RunID, AgentID: q.AgentID}, ttl)
 	if err != nil {

@@ -52,11 +52,13 @@ type Options struct {
 	// RuntimesChanged wakes live streams when a runtime's state may have
 	// changed (an install finished, a key was connected, a CLI appeared).
 	RuntimesChanged *bus.Broker[struct{}]
-	Board           *board.Board
-	BoardEvents     *bus.Broker[board.Event]
-	Worktrees       *worktree.Manager // nil when git is missing
-	Budget          *budget.Ledger
-	BudgetEvents    *bus.Broker[budget.Event]
+	// OpenClaw serves the /api/openclaw routes (nil: 503).
+	OpenClaw     OpenClawService
+	Board        *board.Board
+	BoardEvents  *bus.Broker[board.Event]
+	Worktrees    *worktree.Manager // nil when git is missing
+	Budget       *budget.Ledger
+	BudgetEvents *bus.Broker[budget.Event]
 	// Approvals is the approvals queue (nil: its routes answer 503).
 	Approvals *approval.Queue
 	// Tools is clawboo-tools' broker: registry, audit, external servers.

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/clawboo/desktop/backend/store"
 )
 
 // OpenClaw: the Gateway connection's settings (URL and token, the token
@@ -43,15 +40,16 @@ type OpenClawSettingsUpdate struct {
 var ErrOpenClawSettings = errors.New("invalid OpenClaw settings")
 
 // OpenClawService is what the OpenClaw routes need; the composition root
-// provides it (ProvideOpenClaw).
+// provides it (Options.OpenClaw; nil answers 503).
 type OpenClawService interface {
 	Settings(ctx context.Context) OpenClawSettings
 	SaveSettings(ctx context.Context, u OpenClawSettingsUpdate) (OpenClawSettings, error)
 	// Status is the OpenClaw card: connection, Gateway agents, live runs,
 	// pending approvals, registered MCP servers.
 	Status(ctx context.Context) any
-	// SubscribeStatus wakes when the connection's state changes (lossy:
-	// re-read Status).
+	// SubscribeStatus wakes when anything on the card may have changed:
+	// the connection, live runs, pending approvals, MCP registration
+	// (lossy: re-read Status).
 	SubscribeStatus() (wake <-chan struct{}, stop func())
 	// RegisterMCP writes Clawboo's Memory, Tasks and Tools servers (at
 	// baseURL, unbound) into the Gateway config's mcp.servers.
@@ -62,20 +60,9 @@ type OpenClawService interface {
 	SubscribeActivity() (entries <-chan any, stop func())
 }
 
-// openClawServices holds each backend's service, keyed by its store (a
-// process may run several backends, in tests).
-var openClawServices sync.Map
-
-// ProvideOpenClaw makes svc the OpenClaw service of the API built over st;
-// withdraw removes it.
-func ProvideOpenClaw(st *store.Store, svc OpenClawService) (withdraw func()) {
-	openClawServices.Store(st, svc)
-	return func() { openClawServices.CompareAndDelete(st, svc) }
-}
-
 func (a *API) openClaw(w http.ResponseWriter) (OpenClawService, bool) {
-	if v, ok := openClawServices.Load(a.opts.Store); ok {
-		return v.(OpenClawService), true
+	if a.opts.OpenClaw != nil {
+		return a.opts.OpenClaw, true
 	}
 	writeError(w, http.StatusServiceUnavailable, "OpenClaw is not available on this server")
 	return nil, false

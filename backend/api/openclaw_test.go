@@ -76,7 +76,7 @@ func TestOpenClawRoutesWithoutAServiceAre503(t *testing.T) {
 func TestOpenClawRoutes(t *testing.T) {
 	f := newFixture(t, nil)
 	svc := &fakeOpenClaw{feed: make(chan any, 4), wake: make(chan struct{}, 1)}
-	t.Cleanup(ProvideOpenClaw(f.st, svc))
+	f.api.opts.OpenClaw = svc
 
 	code, _, b := f.do(t, "PUT", "/api/openclaw/settings", `{"url":"  ws://127.0.0.1:18789 ","token":" secret-token-abcd\n"}`)
 	s := decode[OpenClawSettings](t, b)

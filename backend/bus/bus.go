@@ -59,7 +59,7 @@ func (b *Broker[T]) Subscribe(buf int) *Subscription[T] {
 	defer b.mu.Unlock()
 	if b.closed {
 		s.evicted.Store(true)
-		close(s.ch)
+		s.once.Do(func() { close(s.ch) }) // so a later Close is a no-op
 		return s
 	}
 	b.subs[s] = struct{}{}

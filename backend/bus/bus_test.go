@@ -126,3 +126,13 @@ func TestConcurrentPublishSubscribe(t *testing.T) {
 	wg.Wait()
 	b.Close()
 }
+
+func TestSubscribeAfterCloseThenCloseIsHarmless(t *testing.T) {
+	b := New[int](0)
+	b.Close()
+	s := b.Subscribe(1)
+	if _, ok := <-s.C(); ok || !s.Evicted() {
+		t.Fatal("a subscription to a closed broker must be closed and evicted")
+	}
+	s.Close() // must not panic
+}

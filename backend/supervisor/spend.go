@@ -60,6 +60,14 @@ func (l *liveRun) account(ev executor.Event, o *outcome) string {
 			sp.outChars += int64(len(ev.Text))
 		}
 		return ""
+	case executor.KindStatus:
+		// A runtime that reports no cost still says which model served
+		// (OpenClaw's provider/model): its character estimate is priced
+		// at that model.
+		if ev.Model != "" {
+			sp.model = ev.Model
+		}
+		return ""
 	case executor.KindCost:
 	default:
 		return ""

@@ -130,3 +130,35 @@ func TestWarnBudgetCommentsAndCapKillsMidRun(t *testing.T) {
 		t.Fatalf("%+v", run)
 	}
 }
+
+// TestCharEstimateIsPricedAtTheReportedModel: a runtime that reports no
+// cost but names the model that served (OpenClaw's provider/model on a
+// status event) is char-estimated at that model's price, not the default.
+func TestCharEstimateIsPricedAtTheReportedModel(t *testing.T) {
+	text := strings.Repeat("b", 4000)
+	for _, c := range []struct{ model, want string }{
+		{"anthropic/claude-haiku-4-5", "claude-haiku-4-5"},
+		{"", ""}, // no model: the default rate
+	} {
+		f := &fake{start: func(_ context.Context, req executor.StartRequest) (executor.Run, error) {
+			r := &fakeRun{em: req.Emitter}
+			r.f = &fake{}
+			req.Emitter.Go(func() {
+				ctx := context.Background()
+				_ = req.Emitter.Emit(ctx, executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseRunning, Model: c.model})
+				_ = req.Emitter.Emit(ctx, executor.Text(text))
+				_ = req.Emitter.Emit(ctx, executor.Done(executor.DoneSuccess, "ok"))
+			})
+			return r, nil
+		}}
+		e := setupTasks(t, Options{}, f)
+		r := e.run(t, executor.ClaudeCode, "hi")
+		want := budget.CharCost(c.want, 2, int64(len(text))).USD()
+		if r.CostKind == nil || *r.CostKind != "char-estimate" || r.CostUSD == nil || *r.CostUSD != want {
+			t.Fatalf("%q: cost %v %v, want %v", c.model, r.CostUSD, r.CostKind, want)
+		}
+	}
+	if budget.CharCost("claude-haiku-4-5", 2, 4000) == budget.CharCost("", 2, 4000) {
+		t.Fatal("the test needs a model priced unlike the default")
+	}
+}
