@@ -62,11 +62,17 @@ func openOpenClaw(b *Backend, opts Options) executor.Adapter {
 	}
 	log := b.log.With("part", "openclaw")
 	s := &openClawService{b: b, getenv: getenv}
-	id, err := openclaw.LoadIdentity(filepath.Join(b.Config.Home, "runtimes", "openclaw"))
-	if err != nil {
-		log.Error("no OpenClaw device identity; the Gateway connection will fail", "err", err)
+	// The device key is made on the first connection attempt, not here: an
+	// install that never configures a Gateway never makes one (and start-up
+	// does not pay for it).
+	loadID := func() (*openclaw.Identity, error) {
+		id, err := openclaw.LoadIdentity(filepath.Join(b.Config.Home, "runtimes", "openclaw"))
+		if err != nil {
+			log.Error("no OpenClaw device identity; the Gateway connection will fail", "err", err)
+		}
+		return id, err
 	}
-	s.client = openclaw.NewClient(openclaw.ClientOptions{Settings: s.connection, Identity: id, Log: log, Version: opts.Version})
+	s.client = openclaw.NewClient(openclaw.ClientOptions{Settings: s.connection, LoadIdentity: loadID, Log: log, Version: opts.Version})
 	s.adapter = openclaw.New(openclaw.Options{Client: s.client, Log: log})
 	s.relay = &openclaw.Relay{Client: s.client, Ask: s.ask, RunFor: s.adapter.RunFor, Log: log}
 	s.watcher = &openclaw.Watcher{Client: s.client, Ours: s.adapter.LiveSessions}

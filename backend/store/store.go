@@ -206,28 +206,28 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	// One transaction for every pending migration: they land together or
+	// not at all, and a fresh database pays for one commit, not one each.
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	var current int
-	if err := s.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("migrate: read version: %w", err)
-	}
-	if current > len(ms) {
-		return fmt.Errorf("database %s has schema version %d, newer than this build (%d): upgrade clawboo", s.path, current, len(ms))
-	}
-	for _, m := range ms[current:] {
-		err := s.InTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, unixepoch())`, m.version, m.name)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
+			return fmt.Errorf("migrate: %w", err)
 		}
-	}
-	return nil
+		var current int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+			return fmt.Errorf("migrate: read version: %w", err)
+		}
+		if current > len(ms) {
+			return fmt.Errorf("database %s has schema version %d, newer than this build (%d): upgrade clawboo", s.path, current, len(ms))
+		}
+		for _, m := range ms[current:] {
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("migrate %s: %w", m.name, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, unixepoch())`, m.version, m.name); err != nil {
+				return fmt.Errorf("migrate %s: %w", m.name, err)
+			}
+		}
+		return nil
+	})
 }

@@ -27,9 +27,12 @@ type Settings struct {
 type ClientOptions struct {
 	// Settings is read before every connection attempt.
 	Settings func(ctx context.Context) Settings
-	// Identity signs the handshake.
-	Identity *Identity
-	Log      *slog.Logger
+	// Identity signs the handshake. Without it, LoadIdentity is called on
+	// the first connection attempt (so an install that never configures a
+	// Gateway never makes a device key).
+	Identity     *Identity
+	LoadIdentity func() (*Identity, error)
+	Log          *slog.Logger
 	// RequestTimeout bounds one request, including waiting for a
 	// connection (default 30 s).
 	RequestTimeout time.Duration
@@ -97,6 +100,8 @@ type Client struct {
 	closed chan struct{}
 	done   chan struct{}
 	once   sync.Once
+
+	idMu sync.Mutex // guards o.Identity once loaded lazily
 }
 
 // NewClient makes a client; Start connects it.
@@ -130,6 +135,26 @@ func NewClient(o ClientOptions) *Client {
 		c.state.DeviceID = o.Identity.ID
 	}
 	return c
+}
+
+// identity is the device identity, loaded on first use when the options
+// gave a loader rather than a key; a failed load is retried next time.
+func (c *Client) identity() (*Identity, error) {
+	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if c.o.Identity != nil {
+		return c.o.Identity, nil
+	}
+	if c.o.LoadIdentity == nil {
+		return nil, errors.New("openclaw: no device identity")
+	}
+	id, err := c.o.LoadIdentity()
+	if err != nil {
+		return nil, err
+	}
+	c.o.Identity = id
+	c.setState(func(s *State) { s.DeviceID = id.ID })
+	return id, nil
 }
 
 // Start begins connecting in the background (once).

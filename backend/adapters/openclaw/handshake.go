@@ -48,8 +48,9 @@ func (c *Client) dial(ctx context.Context, s Settings) (*wsConn, hello, error) {
 	if err := json.Unmarshal(f.Payload, &ch); err != nil || ch.Nonce == "" {
 		return fail(errors.New("openclaw: connect.challenge without a nonce"))
 	}
-	if c.o.Identity == nil {
-		return fail(errors.New("openclaw: no device identity"))
+	id, err := c.identity()
+	if err != nil {
+		return fail(err)
 	}
 	p := connectParams{
 		MinProtocol: Protocol, MaxProtocol: Protocol,
@@ -63,8 +64,8 @@ func (c *Client) dial(ctx context.Context, s Settings) (*wsConn, hello, error) {
 	if signedAt == 0 {
 		signedAt = time.Now().UnixMilli()
 	}
-	p.Device = deviceBlock{ID: c.o.Identity.ID, PublicKey: c.o.Identity.PublicKey(), SignedAt: signedAt, Nonce: ch.Nonce,
-		Signature: c.o.Identity.SignV3(SignFields{ClientID: clientID, ClientMode: clientMode, Role: role, Scopes: scopes,
+	p.Device = deviceBlock{ID: id.ID, PublicKey: id.PublicKey(), SignedAt: signedAt, Nonce: ch.Nonce,
+		Signature: id.SignV3(SignFields{ClientID: clientID, ClientMode: clientMode, Role: role, Scopes: scopes,
 			SignedAtMs: signedAt, Token: s.Token, Nonce: ch.Nonce, Platform: runtime.GOOS})}
 	req, _ := json.Marshal(frame{Type: "req", ID: "connect", Method: "connect", Params: p})
 	if err := ws.Write(hctx, websocket.MessageText, req); err != nil {
