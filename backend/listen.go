@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 )
@@ -103,7 +104,25 @@ func (b *Backend) Start(ln net.Listener, h http.Handler) *Serving {
 	srv.BaseContext = func(net.Listener) context.Context { return base }
 	s := &Serving{b: b, srv: srv, base: base, endStreams: endStreams, errc: make(chan error, 1)}
 	go func() { s.errc <- srv.Serve(ln) }()
+	go s.settle(base)
 	return s
+}
+
+// settleAfter is how long after start-up the server hands the memory its
+// start-up left behind (migrations, package set-up, the first requests)
+// back to the OS, once, so an idle Clawboo stays small.
+const settleAfter = 10 * time.Second
+
+// settle returns start-up garbage to the OS once the server has been up a
+// while; the Go scavenger alone gives it back only slowly.
+func (s *Serving) settle(base context.Context) {
+	t := time.NewTimer(settleAfter)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		debug.FreeOSMemory()
+	case <-base.Done():
+	}
 }
 
 // Base is the context every request of this server derives from; other
