@@ -130,7 +130,8 @@ func (l *Ledger) Charge(ctx context.Context, c Charge) ([]Crossing, error) {
 	var changed []Budget
 	err := l.st.InTx(ctx, func(tx *sql.Tx) error {
 		crossings, changed = nil, nil
-		if _, err := tx.ExecContext(ctx, `INSERT INTO spend(run_id, at, nano, kind, runtime_id, agent_id, team_id,
+		q := l.st.Tx(tx) // prepared once: a charge lands on every cost event
+		if _, err := q.ExecContext(ctx, `INSERT INTO spend(run_id, at, nano, kind, runtime_id, agent_id, team_id,
 			mission_id, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.RunID, now, int64(c.Nano), string(c.Kind), c.RuntimeID, null(c.Scopes.AgentID), null(c.Scopes.TeamID),
 			null(c.Scopes.MissionID), null(c.Model), c.InputTokens, c.OutputTokens); err != nil {
@@ -140,7 +141,7 @@ func (l *Ledger) Charge(ctx context.Context, c Charge) ([]Crossing, error) {
 			return nil
 		}
 		for _, ref := range c.Scopes.each() {
-			b, err := getBudget(ctx, tx, ref.scope, ref.id)
+			b, err := getBudget(ctx, q, ref.scope, ref.id)
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
@@ -151,7 +152,7 @@ func (l *Ledger) Charge(ctx context.Context, c Charge) ([]Crossing, error) {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE budgets SET spent_nano = ?, status = ?, updated_at = ?
+			if _, err := q.ExecContext(ctx, `UPDATE budgets SET spent_nano = ?, status = ?, updated_at = ?
 				WHERE scope = ? AND scope_id = ?`, int64(next.SpentNano), next.Status, now, string(ref.scope), ref.id); err != nil {
 				return fmt.Errorf("update %s budget %s: %w", ref.scope, ref.id, err)
 			}
