@@ -53,7 +53,11 @@ func (s *shell) startDesk(b *backend.Backend, icon []byte) {
 		d.tray, status = t, t.SetStatus
 		log.Info("tray shown")
 	}
-	var popups popupUI
+	if b.Approvals == nil || b.Supervisor == nil {
+		log.Warn("no approvals queue: popups and notifications are off")
+		s.desk.Store(d)
+		return
+	}
 	d.att = newAttention(attentionOptions{
 		Approvals: b.Approvals, Runs: b.Supervisor.Updates, Notify: notify, Status: status, Log: log,
 		Resolve: func(ctx context.Context, id string, allow bool) error {
@@ -80,8 +84,7 @@ func (s *shell) startDesk(b *backend.Backend, icon []byte) {
 			return ""
 		},
 	})
-	popups = newPopupUI(d.att.answer)
-	d.att.o.Popups = popups
+	d.att.o.Popups = newPopupUI(d.att.answer)
 	d.att.start(s.ctx)
 	s.desk.Store(d)
 }
@@ -92,7 +95,9 @@ func (d *desk) stopDesk() {
 	if d == nil {
 		return
 	}
-	d.att.close()
+	if d.att != nil {
+		d.att.close()
+	}
 	if d.notify != nil {
 		d.notify.shutdown()
 	}

@@ -25,16 +25,16 @@ type gtkPopups struct {
 	answer func(id string, c popupChoice)
 }
 
-// popups is the one GTK popup owner of this process: the C callback has no
+// gtkOwner is the one GTK popup owner of this process: the C callback has no
 // other way back to Go.
-var popups = &gtkPopups{byNum: map[uint32]string{}, byID: map[string]uint32{}}
+var gtkOwner = &gtkPopups{byNum: map[uint32]string{}, byID: map[string]uint32{}}
 
 // newPopupUI returns the native popups, answering through answer.
 func newPopupUI(answer func(id string, c popupChoice)) popupUI {
-	popups.mu.Lock()
-	popups.answer = answer
-	popups.mu.Unlock()
-	return popups
+	gtkOwner.mu.Lock()
+	gtkOwner.answer = answer
+	gtkOwner.mu.Unlock()
+	return gtkOwner
 }
 
 func (g *gtkPopups) Show(p approvalPopup) {
@@ -80,7 +80,7 @@ const (
 
 //export clawbooPopupAnswered
 func clawbooPopupAnswered(num C.guint, response C.gint) {
-	g := popups
+	g := gtkOwner
 	g.mu.Lock()
 	id, ok := g.byNum[uint32(num)]
 	delete(g.byNum, uint32(num))
