@@ -43,9 +43,9 @@ var allowed = map[string][]string{
 	"backend/api":                   {"redact", "config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor", "agents"},
 }
 
-// adapters may use the contract and child processes; native also the
-// provider clients and the in-process MCP servers.
-var adapterAllowed = []string{"executor", "proc", "llm", "mcp", "redact"}
+// adapters may use the contract, child processes and typed pub/sub;
+// native also the provider clients and the in-process MCP servers.
+var adapterAllowed = []string{"executor", "proc", "llm", "mcp", "redact", "bus"}
 
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()

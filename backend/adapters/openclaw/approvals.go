@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 )
 
@@ -92,7 +93,7 @@ func (rl *Relay) Start(ctx context.Context) (wait func()) {
 	return func() { <-done }
 }
 
-func (rl *Relay) run(ctx context.Context, sub *Sub[Event]) {
+func (rl *Relay) run(ctx context.Context, sub *bus.Subscription[Event]) {
 	defer func() { sub.Close() }()
 	var wg sync.WaitGroup
 	defer wg.Wait()

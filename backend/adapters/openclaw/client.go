@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/redact"
 )
 
@@ -86,8 +87,8 @@ const maxFrame = 32 << 20
 // and fans events out to subscribers.
 type Client struct {
 	o      ClientOptions
-	events *hub[Event]
-	states *hub[State]
+	events *bus.Broker[Event]
+	states *bus.Broker[State]
 
 	mu      sync.Mutex
 	conn    *wsConn
@@ -127,7 +128,7 @@ func NewClient(o ClientOptions) *Client {
 	if o.Settings == nil {
 		o.Settings = func(context.Context) Settings { return Settings{} }
 	}
-	c := &Client{o: o, events: newHub[Event](2 * time.Second), states: newHub[State](time.Second),
+	c := &Client{o: o, events: bus.New[Event](2 * time.Second), states: bus.New[State](time.Second),
 		ready: make(chan struct{}), keys: map[string]int{}, wake: make(chan struct{}, 1),
 		closed: make(chan struct{}), done: make(chan struct{})}
 	c.state = State{Status: StatusConnecting}
@@ -182,8 +183,8 @@ func (c *Client) Close() {
 			<-c.done
 		}
 		c.setState(func(s *State) { *s = State{Status: StatusClosed, DeviceID: s.DeviceID} })
-		c.events.close()
-		c.states.close()
+		c.events.Close()
+		c.states.Close()
 	})
 }
 
@@ -212,10 +213,10 @@ func (c *Client) State() State {
 // Subscribe receives every Gateway event from now on. A subscriber that
 // falls more than two seconds behind is evicted (its channel closes with
 // Evicted() true) and must treat the stream as broken.
-func (c *Client) Subscribe(buf int) *Sub[Event] { return c.events.subscribe(buf) }
+func (c *Client) Subscribe(buf int) *bus.Subscription[Event] { return c.events.Subscribe(buf) }
 
 // SubscribeState wakes on every state change (lossy; read State()).
-func (c *Client) SubscribeState() *Sub[State] { return c.states.subscribe(1) }
+func (c *Client) SubscribeState() *bus.Subscription[State] { return c.states.Subscribe(1) }
 
 // WatchSession asks for the session's session.message events, now and
 // after every reconnect, until the returned func is called.
@@ -305,7 +306,7 @@ func (c *Client) setState(f func(*State)) {
 	f(&c.state)
 	s := c.state
 	c.mu.Unlock()
-	c.states.publish(s)
+	c.states.Publish(s)
 }
 
 // loop connects, serves the connection until it drops, and retries.
@@ -377,10 +378,10 @@ func (c *Client) loop() {
 			DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli()}
 		st := c.state
 		c.mu.Unlock()
-		c.states.publish(st)
+		c.states.Publish(st)
 		c.o.Log.Info("connected to the OpenClaw Gateway", "url", safeURL(s.URL), "version", h.Server.Version)
 		go c.resubscribe(conn, keys)
-		c.events.publishMust(Event{Name: EventConnected})
+		c.events.PublishMust(Event{Name: EventConnected})
 		go conn.keepAlive(c.o.PingInterval, c.closed)
 		err = conn.readLoop(c.events)
 		cancel()
@@ -388,7 +389,7 @@ func (c *Client) loop() {
 		c.conn = nil
 		c.ready = make(chan struct{})
 		c.mu.Unlock()
-		c.events.publishMust(Event{Name: EventDisconnected})
+		c.events.PublishMust(Event{Name: EventDisconnected})
 		select {
 		case <-c.closed:
 			return

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/clawboo/desktop/backend/bus"
 )
 
 // wsConn is one handshaken socket: requests matched to responses by id,
@@ -65,7 +67,7 @@ func (w *wsConn) call(ctx context.Context, method string, params any) (frame, er
 }
 
 // readLoop dispatches frames until the socket fails, and returns why.
-func (w *wsConn) readLoop(events *hub[Event]) error {
+func (w *wsConn) readLoop(events *bus.Broker[Event]) error {
 	for {
 		_, b, err := w.ws.Read(context.Background())
 		if err != nil {
@@ -91,7 +93,7 @@ func (w *wsConn) readLoop(events *hub[Event]) error {
 			if f.Event == "tick" {
 				continue
 			}
-			events.publishMust(Event{Name: f.Event, Payload: f.Payload})
+			events.PublishMust(Event{Name: f.Event, Payload: f.Payload})
 		}
 	}
 }

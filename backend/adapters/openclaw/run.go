@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 )
 
@@ -23,7 +24,7 @@ type run struct {
 	key string
 	req executor.StartRequest
 
-	sub       *Sub[Event]
+	sub       *bus.Subscription[Event]
 	stopWatch func()
 	abortC    chan struct{}
 

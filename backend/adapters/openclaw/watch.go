@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 )
 
@@ -31,7 +32,7 @@ type Watcher struct {
 	// Keep is how many recent entries Recent returns (default 200).
 	Keep int
 
-	feed *hub[Activity]
+	feed *bus.Broker[Activity]
 	once sync.Once
 
 	mu     sync.Mutex
@@ -44,16 +45,16 @@ func (w *Watcher) init() {
 		if w.Keep <= 0 {
 			w.Keep = 200
 		}
-		w.feed = newHub[Activity](time.Second)
+		w.feed = bus.New[Activity](time.Second)
 		w.seen = map[string]bool{}
 	})
 }
 
 // Subscribe receives new activity (lossy for a slow reader; re-read
 // Recent).
-func (w *Watcher) Subscribe(buf int) *Sub[Activity] {
+func (w *Watcher) Subscribe(buf int) *bus.Subscription[Activity] {
 	w.init()
-	return w.feed.subscribe(buf)
+	return w.feed.Subscribe(buf)
 }
 
 // Recent is the latest activity, oldest first.
@@ -77,8 +78,8 @@ func (w *Watcher) Start(ctx context.Context) (wait func()) {
 	return func() { <-done }
 }
 
-func (w *Watcher) run(ctx context.Context, sub *Sub[Event]) {
-	defer w.feed.close()
+func (w *Watcher) run(ctx context.Context, sub *bus.Subscription[Event]) {
+	defer w.feed.Close()
 	defer func() { sub.Close() }()
 	for {
 		select {
@@ -134,7 +135,7 @@ func (w *Watcher) Observe(ev Event) {
 			w.recent = append(w.recent[:0:0], w.recent[len(w.recent)-w.Keep:]...)
 		}
 		w.mu.Unlock()
-		w.feed.publish(a)
+		w.feed.Publish(a)
 	}
 }
 
