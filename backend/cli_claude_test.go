@@ -171,23 +171,9 @@ func TestClaudeBoardTask(t *testing.T) {
 	}
 
 	// The subtask is claimed by the agent, through the Tasks server.
-	var got struct{ Task board.Task }
-	if code := e2eDo(t, h, "GET", "/api/board/"+child.ID, nil, &got); code != http.StatusOK ||
-		got.Task.Status != board.InProgress || got.Task.AssigneeAgentID == nil || *got.Task.AssigneeAgentID != agent.ID {
-		t.Fatalf("subtask after the run: %d %+v", code, got.Task)
-	}
-	// The task is in review with claude's file in its diff.
-	if res.Task == nil || res.Task.Status != board.InReview {
-		t.Fatalf("task after the run %+v", res.Task)
-	}
-	var diff struct {
-		Changed bool   `json:"changed"`
-		Diff    string `json:"diff"`
-	}
-	if code := e2eDo(t, h, "GET", "/api/board/"+parent.ID+"/diff", nil, &diff); code != http.StatusOK ||
-		!diff.Changed || !strings.Contains(diff.Diff, "notes/claude.md") || !strings.Contains(diff.Diff, "+written by claude") {
-		t.Fatalf("diff %d %+v", code, diff)
-	}
+	wantClaimedBy(t, h, child.ID, agent.ID)
+	// The task is in review with the file in its diff.
+	wantReviewDiff(t, h, res, parent.ID, "notes/claude.md", "written by claude")
 	// Claude reports dollars: three model calls at the CLI's opus price
 	// ($0.001 each for the fake's 100 in and 20 out tokens), recorded as
 	// reported.

@@ -186,23 +186,9 @@ func TestCodexBoardTask(t *testing.T) {
 	}
 
 	// The subtask is claimed by the agent, through the Tasks server.
-	var got struct{ Task board.Task }
-	if code := e2eDo(t, h, "GET", "/api/board/"+child.ID, nil, &got); code != http.StatusOK ||
-		got.Task.Status != board.InProgress || got.Task.AssigneeAgentID == nil || *got.Task.AssigneeAgentID != agent.ID {
-		t.Fatalf("subtask after the run: %d %+v", code, got.Task)
-	}
-	// The task is in review with codex's file in its diff.
-	if res.Task == nil || res.Task.Status != board.InReview {
-		t.Fatalf("task after the run %+v", res.Task)
-	}
-	var diff struct {
-		Changed bool   `json:"changed"`
-		Diff    string `json:"diff"`
-	}
-	if code := e2eDo(t, h, "GET", "/api/board/"+parent.ID+"/diff", nil, &diff); code != http.StatusOK ||
-		!diff.Changed || !strings.Contains(diff.Diff, "notes/codex.md") || !strings.Contains(diff.Diff, "+written by codex") {
-		t.Fatalf("diff %d %+v", code, diff)
-	}
+	wantClaimedBy(t, h, child.ID, agent.ID)
+	// The task is in review with the file in its diff.
+	wantReviewDiff(t, h, res, parent.ID, "notes/codex.md", "written by codex")
 	// Codex reports tokens, not dollars: the host estimates.
 	if res.CostKind == nil || *res.CostKind != "token-estimate" || res.CostUSD == nil || *res.CostUSD <= 0 {
 		t.Fatalf("cost %v kind %v, want a token estimate", deref(res.CostUSD), deref(res.CostKind))

@@ -151,17 +151,8 @@ func TestHermesE2EBoardTask(t *testing.T) {
 	if code != http.StatusOK || !res.OK || !strings.HasSuffix(res.Summary, "plan written") {
 		t.Fatalf("run: %d %+v", code, res)
 	}
-	if res.Task == nil || res.Task.Status != board.InReview || !res.UsedWorktree {
-		t.Fatalf("task after the run %+v (worktree %v)", res.Task, res.UsedWorktree)
-	}
-	var diff struct {
-		Changed bool   `json:"changed"`
-		Diff    string `json:"diff"`
-	}
-	if code := e2eDo(t, h, "GET", "/api/board/"+task.ID+"/diff", nil, &diff); code != http.StatusOK ||
-		!diff.Changed || !strings.Contains(diff.Diff, "notes/plan.md") || !strings.Contains(diff.Diff, "+1. Read the repo.") {
-		t.Fatalf("diff %d %+v", code, diff)
-	}
+	// The task is in review with the file in its diff.
+	wantReviewDiff(t, h, res, task.ID, "notes/plan.md", "1. Read the repo.")
 
 	// Hermes reports no cost: the host estimates from characters and warns.
 	if res.CostKind == nil || *res.CostKind != "char-estimate" || res.CostUSD == nil || *res.CostUSD <= 0 {

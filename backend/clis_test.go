@@ -1,8 +1,10 @@
 package backend
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -47,4 +49,32 @@ type taskRunResult struct {
 	CostKind     *string     `json:"costKind"`
 	Task         *board.Task `json:"task"`
 	UsedWorktree bool        `json:"usedWorktree"`
+}
+
+// wantClaimedBy fails unless task id is in progress and assigned to agent
+// (claimed through the Tasks MCP server during a run).
+func wantClaimedBy(t *testing.T, h http.Handler, id, agent string) {
+	t.Helper()
+	var got struct{ Task board.Task }
+	if code := e2eDo(t, h, "GET", "/api/board/"+id, nil, &got); code != http.StatusOK ||
+		got.Task.Status != board.InProgress || got.Task.AssigneeAgentID == nil || *got.Task.AssigneeAgentID != agent {
+		t.Fatalf("task %s after the run: %d %+v", id, code, got.Task)
+	}
+}
+
+// wantReviewDiff fails unless the run worked in a worktree and left its
+// task in review with file in the task's diff, holding the added line want.
+func wantReviewDiff(t *testing.T, h http.Handler, res taskRunResult, taskID, file, want string) {
+	t.Helper()
+	if res.Task == nil || res.Task.Status != board.InReview || !res.UsedWorktree {
+		t.Fatalf("task after the run %+v (worktree %v)", res.Task, res.UsedWorktree)
+	}
+	var diff struct {
+		Changed bool   `json:"changed"`
+		Diff    string `json:"diff"`
+	}
+	if code := e2eDo(t, h, "GET", "/api/board/"+taskID+"/diff", nil, &diff); code != http.StatusOK ||
+		!diff.Changed || !strings.Contains(diff.Diff, file) || !strings.Contains(diff.Diff, "+"+want) {
+		t.Fatalf("diff %d %+v", code, diff)
+	}
 }
