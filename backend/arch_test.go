@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"backend/llm":                   {},
 	"backend/perf":                  {},
 	"backend/redact":                {},
+	"backend/jail":                  {},
 	"backend/fakes/fakeanthropic":   {}, // test support: the scripted Messages API
 	"backend/fakes/fakeprovider":    {}, // test support: the scripted provider APIs (Messages, Chat Completions)
 	"backend/fakes/fakeresponses":   {}, // test support: the scripted OpenAI Responses API (Codex, OpenClaw)
@@ -45,7 +46,7 @@ var allowed = map[string][]string{
 
 // adapters may use the contract, child processes and typed pub/sub;
 // native also the provider clients and the in-process MCP servers.
-var adapterAllowed = []string{"executor", "proc", "llm", "mcp", "redact", "bus"}
+var adapterAllowed = []string{"executor", "proc", "llm", "mcp", "redact", "bus", "jail"}
 
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()

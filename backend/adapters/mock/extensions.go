@@ -2,12 +2,12 @@ package mock
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/jail"
 )
 
 // costEvent builds the cost event of !cost, !usage or !localcost; a
@@ -63,21 +63,25 @@ func (r *run) write(arg string) bool {
 	return r.emit(executor.ToolResult(id, "write_file", out, isErr))
 }
 
+// writeInside writes through a jail.Dir, as the native file tools do: no
+// ".." or symlink (even one committed to the repository) leads outside the
+// working folder, and nothing reaches git's metadata.
 func writeInside(root, rel, text string) error {
 	if root == "" {
 		return errString("no working folder: !write needs a board task with a worktree")
 	}
-	if rel == "" || filepath.IsAbs(rel) {
+	if rel == "" {
 		return errString("!write needs a relative path")
 	}
-	full := filepath.Join(root, rel)
-	if r, err := filepath.Rel(root, full); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return errString("!write refuses a path outside the working folder")
-	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+	d, err := jail.Open(root)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(full, []byte(text), 0o644)
+	defer d.Close()
+	if err := d.Write(rel, []byte(text)); err != nil {
+		return fmt.Errorf("!write refused: %w", err)
+	}
+	return nil
 }
 
 type errString string

@@ -303,3 +303,52 @@ func TestWriteStaysInTheWorkingFolder(t *testing.T) {
 		t.Fatalf("%+v", evs)
 	}
 }
+
+// A committed symlink must not carry !write out of the worktree, and no
+// !write may touch git's metadata (the worktree's .git link, or a .git
+// folder anywhere): a forged git dir would make the server's own git add
+// run the forger's filter.
+func TestWriteRefusesSymlinkEscapeAndGitMetadata(t *testing.T) {
+	outside := t.TempDir()
+	dir := t.TempDir()
+	link := "gitdir: /repo/.git/worktrees/t\n"
+	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte(link), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	em := executor.NewEmitter("r", 0)
+	run, err := New().Start(context.Background(), executor.StartRequest{RunID: "r", WorkDir: dir, Emitter: em,
+		Message: "!write out/pwned.txt x\n!write .git gitdir: " + outside + "\n!write forged/.git/config [filter \"x\"]\n!write .GIT/config x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := executortest.Collect(t, ctxWithin(t), run)
+	var results []executor.Event
+	for _, e := range evs {
+		if e.Kind == executor.KindToolResult {
+			results = append(results, e)
+		}
+	}
+	if len(results) != 4 {
+		t.Fatalf("%+v", results)
+	}
+	for i, r := range results {
+		if !r.IsError {
+			t.Errorf("write %d succeeded: %+v", i, r)
+		}
+	}
+	if !strings.Contains(results[1].Text+results[1].Output, "git metadata") {
+		t.Errorf("the refusal does not say why: %+v", results[1])
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("wrote outside the worktree through a symlink: %v", ents)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git")); string(b) != link {
+		t.Fatalf(".git was rewritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "forged")); err == nil {
+		t.Fatal("a forged .git folder was created")
+	}
+}
