@@ -199,7 +199,7 @@ func (b *Backend) openAgents() *agents.Service {
 		RuntimeReady: func(ctx context.Context, rt string) bool {
 			if executor.ID(rt) == executor.OpenClaw { // no catalog entry: ready when its Gateway is connected
 				a, ok := b.Registry.Get(executor.OpenClaw)
-				r, can := a.(interface{ Ready() bool })
+				r, can := a.(executor.Readier)
 				return ok && can && r.Ready()
 			}
 			e, ok := b.Catalog.Entry(ctx, executor.ID(rt))
@@ -233,7 +233,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	// children say when every one is reaped, so none outlives the app.
 	if b.Registry != nil {
 		for _, a := range b.Registry.List() {
-			if w, ok := a.(interface{ Wait(context.Context) error }); ok {
+			if w, ok := a.(executor.Waiter); ok {
 				err = errors.Join(err, w.Wait(ctx))
 			}
 		}

@@ -69,6 +69,9 @@ type Adapter struct {
 	live sync.WaitGroup // runs whose child is not reaped yet
 }
 
+// The host waits for Claude Code's children at shutdown.
+var _ executor.Waiter = (*Adapter)(nil)
+
 // New returns the adapter.
 func New(opts Options) *Adapter {
 	if opts.AbortGrace <= 0 {
@@ -172,19 +175,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 // Wait blocks until every run's child is reaped (a run's done goes out
 // before its CLI has exited), or ctx ends. A host that shuts down calls it
 // after aborting its runs, so no CLI outlives it.
-func (a *Adapter) Wait(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		a.live.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (a *Adapter) Wait(ctx context.Context) error { return executor.WaitGroup(ctx, &a.live) }
 
 // workDir is the run's working folder: its own, else one per
 // conversation under ScratchDir (kept, for resume), else a throwaway one

@@ -48,7 +48,8 @@ func TestContract(t *testing.T) {
 			}
 			return executor.StartRequest{Message: "hello"}
 		},
-		Timeout: 60 * time.Second,
+		Timeout:      60 * time.Second,
+		OwnsChildren: true,
 	})
 }
 

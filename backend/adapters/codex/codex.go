@@ -93,9 +93,13 @@ type Options struct {
 // Adapter is the Codex runtime.
 type Adapter struct {
 	opts Options
-	// live counts runs whose children are not yet reaped.
+	// live counts runs whose children are not yet reaped or whose
+	// throwaway home is not yet removed; Wait waits for it.
 	live sync.WaitGroup
 }
+
+// The host waits for Codex's children (and throwaway homes) at shutdown.
+var _ executor.Waiter = (*Adapter)(nil)
 
 // New builds the adapter.
 func New(o Options) *Adapter {
@@ -125,6 +129,12 @@ func New(o Options) *Adapter {
 	}
 	return &Adapter{opts: o}
 }
+
+// Wait blocks until every run's child is reaped and its throwaway home
+// removed (both happen after the run's done), or ctx ends. A host that
+// shuts down calls it after aborting its runs, so no codex process and no
+// temporary CODEX_HOME outlives it.
+func (a *Adapter) Wait(ctx context.Context) error { return executor.WaitGroup(ctx, &a.live) }
 
 // DefaultUserHome is the user's CODEX_HOME as the CLI resolves it.
 func DefaultUserHome(getenv func(string) string) string {

@@ -25,7 +25,8 @@ func TestContract(t *testing.T) {
 			}
 			return executor.StartRequest{AgentID: "agent-contract", Message: msg, WorkDir: t.TempDir()}
 		},
-		Timeout: 60 * time.Second,
+		Timeout:      60 * time.Second,
+		OwnsChildren: true,
 	})
 }
 
@@ -44,6 +45,7 @@ func TestContractExec(t *testing.T) {
 			}
 			return executor.StartRequest{AgentID: "agent-contract", Message: msg, WorkDir: t.TempDir()}
 		},
-		Timeout: 60 * time.Second,
+		Timeout:      60 * time.Second,
+		OwnsChildren: true,
 	})
 }

@@ -31,6 +31,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -72,7 +73,20 @@ type Options struct {
 }
 
 // Adapter is the Hermes runtime.
-type Adapter struct{ opts Options }
+type Adapter struct {
+	opts Options
+	// live counts runs whose loop has not returned: their processes are
+	// reaped and their throwaway home removed only then.
+	live sync.WaitGroup
+}
+
+// The host waits for Hermes's processes at shutdown.
+var _ executor.Waiter = (*Adapter)(nil)
+
+// Wait blocks until every run's loop has returned (its last process
+// reaped, its throwaway home removed), or ctx ends; a host that shuts down
+// calls it after aborting its runs.
+func (a *Adapter) Wait(ctx context.Context) error { return executor.WaitGroup(ctx, &a.live) }
 
 // New builds the adapter.
 func New(o Options) *Adapter {
@@ -151,7 +165,11 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		return nil, err
 	}
 	r := newRun(ctx, a, req, bin, h)
-	req.Emitter.Go(r.loop)
+	a.live.Add(1)
+	req.Emitter.Go(func() {
+		defer a.live.Done()
+		r.loop()
+	})
 	return r, nil
 }
 

@@ -23,6 +23,7 @@ func TestContract(t *testing.T) {
 			}
 			return executor.StartRequest{AgentID: "agent-c", Message: msg}
 		},
+		OwnsChildren: true,
 	})
 }
 

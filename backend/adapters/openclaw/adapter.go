@@ -301,6 +301,9 @@ func (a *Adapter) RunFor(gatewayRunID string) (executor.RunID, string, bool) {
 	return r.id, r.req.AgentID, true
 }
 
+// The host reads OpenClaw's readiness from the live connection.
+var _ executor.Readier = (*Adapter)(nil)
+
 // Ready reports a live Gateway connection without a round trip (for
 // listings that must not wait on the Gateway; Health asks it).
 func (a *Adapter) Ready() bool {

@@ -28,6 +28,11 @@ type Harness struct {
 	Request func(t *testing.T, scenario string) executor.StartRequest
 	// Timeout bounds each scenario (default 30 s).
 	Timeout time.Duration
+	// OwnsChildren says the adapter starts child processes (a CLI, a shell
+	// command). Such an adapter must implement executor.Waiter, so a
+	// quitting host can wait until they are reaped; the suite checks it
+	// does, and that Wait returns once an aborted run has ended.
+	OwnsChildren bool
 }
 
 var runCounter atomic.Int64
@@ -187,6 +192,7 @@ func RunContract(t *testing.T, h Harness) {
 		// Abort after the end is harmless.
 		_ = run.Abort(ctx)
 	})
+	t.Run("children are waited for", func(t *testing.T) { h.checkWaiter(t) })
 	t.Run("optional abilities answer honestly", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
 		defer cancel()
@@ -206,4 +212,32 @@ func RunContract(t *testing.T, h Harness) {
 		_ = run.Abort(ctx)
 		Collect(t, ctx, run)
 	})
+}
+
+// checkWaiter: an adapter that owns children is an executor.Waiter, and
+// its Wait returns once its only run was aborted and ended (the host's
+// shutdown order), within the scenario's timeout.
+func (h Harness) checkWaiter(t *testing.T) {
+	if !h.OwnsChildren {
+		return
+	}
+	a := h.New(t)
+	w, ok := a.(executor.Waiter)
+	if !ok {
+		t.Fatalf("%s starts child processes but is not an executor.Waiter: a quitting host could not wait for them", a.ID())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
+	defer cancel()
+	req := h.Request(t, "hold")
+	req.RunID = executor.RunID(fmt.Sprintf("contract-%d", runCounter.Add(1)))
+	req.Emitter = executor.NewEmitter(req.RunID, 0)
+	run, err := a.Start(ctx, req)
+	if err != nil {
+		t.Fatalf("start hold: %v", err)
+	}
+	_ = run.Abort(ctx)
+	CheckStream(t, req.RunID, Collect(t, ctx, run))
+	if err := w.Wait(ctx); err != nil {
+		t.Fatalf("wait after the run ended: %v", err)
+	}
 }
