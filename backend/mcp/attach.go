@@ -11,9 +11,10 @@ import (
 // Attach configuration: the one place that knows how each runtime is told
 // where Clawboo's MCP servers are. Every form names the same servers at
 // <BaseURL>/mcp/{tasks,memory,tools,teamchat}; a bound run's URLs carry
-// its signed binding, and the attach token travels as a bearer token —
-// in the file for clients that can only read it there, in the child's
-// environment for Codex, which can read it from one.
+// its signed binding, and the token (the install token for a person's own
+// client, a run token for a run, the gateway token for OpenClaw) travels
+// as a bearer token — in the file for clients that can only read it there,
+// in the child's environment for Codex, which can read it from one.
 
 // Clients that have an attach form.
 const (
@@ -27,8 +28,9 @@ const (
 // Clients lists the attach forms in the order they are shown.
 var Clients = []string{ClientClaude, ClientCodex, ClientHermes, ClientOpenClaw, ClientJSON}
 
-// TokenEnv is the environment variable that carries the attach token to a
-// Codex child (and the vault slot the token is stored under).
+// TokenEnv is the environment variable that carries the token to a Codex
+// child (a run token there; the install token is stored in the vault slot
+// of the same name).
 const TokenEnv = "CLAWBOO_MCP_TOKEN"
 
 // openClawServers are the servers registered with an OpenClaw Gateway. Its
@@ -198,7 +200,32 @@ func tomlString(s string) string {
 	return b.String()
 }
 
-// Attach builds the attach configuration for this hub's token and key.
+// Attach builds the attach configuration of the install token, for a
+// person's own MCP clients (masked, for display). Runtimes never get it:
+// a run attaches with AttachRun, the OpenClaw Gateway with AttachGateway.
 func (h *Hub) Attach(baseURL string, b Binding, masked bool) (Attach, error) {
-	return BuildAttach(AttachOptions{BaseURL: baseURL, Token: h.opts.Token, Binding: b, Signer: h.signer, Masked: masked})
+	return BuildAttach(AttachOptions{BaseURL: baseURL, Token: h.creds.installToken(), Binding: b, Signer: h.signer, Masked: masked})
+}
+
+// AttachRun is one run's attachment: every server with a run token bound
+// to b (see IssueRunToken) and b's signed query on the URLs. The caller
+// calls revoke when the run ends; until then the token works, after it
+// nothing does.
+func (h *Hub) AttachRun(baseURL string, b Binding) (a Attach, revoke func(), err error) {
+	tok, revoke, err := h.IssueRunToken(b)
+	if err != nil {
+		return Attach{}, nil, err
+	}
+	a, err = BuildAttach(AttachOptions{BaseURL: baseURL, Token: tok, Binding: b, Signer: h.signer})
+	if err != nil {
+		revoke()
+		return Attach{}, nil, err
+	}
+	return a, revoke, nil
+}
+
+// AttachGateway is the OpenClaw Gateway's attachment: unbound, with the
+// gateway token (not the install token; see credentials).
+func (h *Hub) AttachGateway(baseURL string) (Attach, error) {
+	return BuildAttach(AttachOptions{BaseURL: baseURL, Token: h.creds.gatewayToken(), Signer: h.signer})
 }

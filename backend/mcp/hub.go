@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,30 +30,33 @@ var Names = []string{Tasks, Memory, Tools, TeamChat}
 // dependency is nil is still served and answers each call with a tool error
 // saying what is missing.
 type Options struct {
-	Token      string // the attach token every HTTP request carries
-	BindingKey []byte // signs bindings
-	Store      *store.Store
-	Board      TaskBoard
-	Approvals  Approver
-	Embedder   Embedder // nil: the built-in offline embedder
-	Log        *slog.Logger
-	Now        func() time.Time
-	Version    string
+	// Token is the install's attach token (the one a person's own MCP
+	// clients carry); RotateToken replaces it.
+	Token      string
+	BindingKey []byte // signs bindings and derives the gateway token
+	// SaveToken stores a rotated install token (the vault) before it is
+	// served; nil keeps a rotation in memory only (tests).
+	SaveToken func(ctx context.Context, token string) error
+	Store     *store.Store
+	Board     TaskBoard
+	Approvals Approver
+	Embedder  Embedder // nil: the built-in offline embedder
+	Log       *slog.Logger
+	Now       func() time.Time
+	Version   string
 }
 
 // Hub holds the four servers and their HTTP transports.
 type Hub struct {
-	opts    Options
-	signer  Signer
-	servers map[string]*server.MCPServer
-	http    map[string]*server.StreamableHTTPServer
-	broker  *Broker
-	closers []func()
+	opts     Options
+	signer   Signer
+	creds    *credentials
+	sessions *sessionTable
+	servers  map[string]*server.MCPServer
+	http     map[string]*server.StreamableHTTPServer
+	broker   *Broker
+	closers  []func()
 }
-
-// sessionIdle is how long an HTTP session may sit unused before it is
-// forgotten (it is a few bytes; the cap keeps their number bounded).
-const sessionIdle = 30 * time.Minute
 
 // New builds the servers.
 func New(o Options) (*Hub, error) {
@@ -71,7 +73,8 @@ func New(o Options) (*Hub, error) {
 		o.Version = "dev"
 	}
 	h := &Hub{opts: o, signer: NewSigner(o.BindingKey), servers: map[string]*server.MCPServer{},
-		http: map[string]*server.StreamableHTTPServer{}}
+		http: map[string]*server.StreamableHTTPServer{}, creds: newCredentials(o.Token, o.BindingKey),
+		sessions: newSessionTable(sessionIdle, maxSessions, o.Now)}
 	builders := map[string]func(*Hub) (*server.MCPServer, error){
 		Tasks: newTasksServer, Memory: newMemoryServer, Tools: newToolsServer, TeamChat: newTeamChatServer,
 	}
@@ -84,6 +87,10 @@ func New(o Options) (*Hub, error) {
 		h.servers[name] = s
 		h.http[name] = server.NewStreamableHTTPServer(s,
 			server.WithEndpointPath("/mcp/"+name),
+			// Ids are minted, checked and forgotten by the Hub's table
+			// (sessions.go); mcp-go's sweeper frees its own per-session
+			// state after the same idle time and tells the table.
+			server.WithSessionIdManagerResolver(sessionIDs{t: h.sessions, srv: name}),
 			server.WithSessionIdleTTL(sessionIdle),
 			server.WithStreamableHTTPLogger(o.Log),
 			// Host checks are done in ServeHTTP (and by the API in front).
@@ -116,8 +123,11 @@ func (h *Hub) Close() {
 	}
 }
 
-// ServeHTTP serves /mcp/{name}. The attach token is checked first, then the
-// binding's signature; only then does mcp-go see the request.
+// ServeHTTP serves /mcp/{name}. The token is checked first, then the
+// binding: a run token's is its own (a signed query may only repeat it),
+// the install and gateway tokens' comes from the signed query (none:
+// unbound). Then the session id, if any, must be one this owner opened on
+// this server. Only then does mcp-go see the request.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, "/mcp/")
 	hs, ok := h.http[name]
@@ -126,9 +136,10 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !found || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.opts.Token)) != 1 {
+	cred, ok := h.creds.lookup(strings.TrimSpace(tok))
+	if !found || !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="clawboo"`)
-		httpError(w, http.StatusUnauthorized, "missing or wrong attach token (Authorization: Bearer …); `clawboo mcp config` prints a working configuration")
+		httpError(w, http.StatusUnauthorized, "missing, wrong or expired attach token (Authorization: Bearer …); a run's token ends with its run, and `clawboo mcp config` prints a working configuration")
 		return
 	}
 	b, ok := h.signer.FromQuery(r.URL.Query())
@@ -136,7 +147,30 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusUnauthorized, "the session binding's signature does not verify")
 		return
 	}
-	ctx := withCaller(r.Context(), Caller{Binding: b, Transport: "http"})
+	ctx := r.Context()
+	if cred.run != nil {
+		own := serverBinding(name, cred.run.binding)
+		if b != (Binding{}) && b != own {
+			httpError(w, http.StatusUnauthorized, "this run's token is bound to the run's own team and agent; the URL's binding names someone else")
+			return
+		}
+		b = own
+		// A request in flight when the run ends ends with it.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(cred.run.ctx, cancel)()
+	}
+	owner := sessionOwner{cred: cred.sum, binding: b}
+	// mcp-go validates the ids of POSTs (through sessionIDs) but opens a
+	// stream for any id a GET names, so GET and DELETE are checked here.
+	if sid := r.Header.Get(server.HeaderKeySessionID); sid != "" && r.Method != http.MethodPost {
+		if h.sessions.check(name, sid, owner) != sessionOK {
+			httpError(w, http.StatusNotFound, "unknown or expired MCP session; start a new one (initialize)")
+			return
+		}
+	}
+	ctx = withOwner(withCaller(ctx, Caller{Binding: b, Transport: "http"}), owner)
 	hs.ServeHTTP(w, r.WithContext(ctx))
 }
 
