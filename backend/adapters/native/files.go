@@ -2,39 +2,36 @@ package native
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/jail"
 	"github.com/clawboo/desktop/backend/llm"
 )
 
-// File tool limits.
+// File tool limits (the jail's, re-exported for the tool descriptions).
 const (
-	ReadCap     = 64 << 10 // read_file returns at most this many bytes
-	WriteCap    = 1 << 20  // write_file refuses more content than this
-	ListCap     = 2000     // list_files returns at most this many entries
-	maxPathSize = 4096
+	ReadCap  = jail.ReadCap  // read_file returns at most this many bytes
+	WriteCap = jail.WriteCap // write_file refuses more content than this
+	ListCap  = 2000          // list_files returns at most this many entries
 )
 
-// fileTools are read_file, write_file and list_files, jailed to one
-// folder through os.Root: a path is relative, and neither .. nor a
-// symlink (file or folder) may lead outside the root.
-type fileTools struct{ root *os.Root }
+// fileTools are read_file, write_file and list_files over a jail.Dir:
+// paths are relative, neither .. nor a symlink leads outside the folder,
+// and no write reaches git's metadata (see package jail).
+type fileTools struct{ dir *jail.Dir }
 
 func openFileTools(dir string) (*fileTools, error) {
-	r, err := os.OpenRoot(dir)
+	d, err := jail.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open working folder: %w", err)
+		return nil, err
 	}
-	return &fileTools{root: r}, nil
+	return &fileTools{dir: d}, nil
 }
 
-func (f *fileTools) close() { _ = f.root.Close() }
+func (f *fileTools) close() { _ = f.dir.Close() }
 
 // fileToolDefs are the file tools' definitions, as the model sees them.
 func fileToolDefs() []llm.Tool {
@@ -48,100 +45,30 @@ func fileToolDefs() []llm.Tool {
 	}
 }
 
-// clean checks a model-supplied path and returns it in root-relative
-// form. The root enforces the jail; this gives the model clear refusals.
-func clean(p string, allowTop bool) (string, error) {
-	if len(p) > maxPathSize {
-		return "", errors.New("path is too long")
-	}
-	if strings.ContainsRune(p, 0) {
-		return "", errors.New("path contains a NUL byte")
-	}
-	if p == "" || p == "." {
-		if allowTop {
-			return ".", nil
-		}
-		return "", errors.New("path is required")
-	}
-	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "" {
-		return "", errors.New("absolute paths are not allowed: use a path relative to the working folder")
-	}
-	c := filepath.Clean(filepath.FromSlash(p))
-	if c == ".." || strings.HasPrefix(c, ".."+string(filepath.Separator)) {
-		return "", errors.New("path escapes the working folder")
-	}
-	if c == "." && !allowTop {
-		return "", errors.New("path names the working folder itself, not a file")
-	}
-	return c, nil
-}
-
-// escapeErr turns os.Root's refusal into words the model can act on.
-func escapeErr(p string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
-		return fmt.Errorf("%s: path escapes the working folder", p)
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: no such file or folder", p)
-	}
-	return err
-}
-
 func (f *fileTools) read(p string) (string, error) {
-	c, err := clean(p, false)
-	if err != nil {
-		return "", err
-	}
-	fh, err := f.root.Open(c)
-	if err != nil {
-		return "", escapeErr(p, err)
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return "", escapeErr(p, err)
-	}
-	if st.IsDir() {
+	out, err := f.dir.Read(p)
+	if err != nil && strings.HasSuffix(err.Error(), "is a folder, not a file") {
 		return "", fmt.Errorf("%s is a folder: use list_files", p)
 	}
-	b, err := io.ReadAll(io.LimitReader(fh, ReadCap+1))
-	if err != nil {
-		return "", escapeErr(p, err)
-	}
-	if len(b) > ReadCap {
-		return string(b[:ReadCap]) + fmt.Sprintf("\n…[truncated at %d bytes]", ReadCap), nil
-	}
-	return string(b), nil
+	return out, err
 }
 
 func (f *fileTools) write(p, content string) (string, error) {
-	c, err := clean(p, false)
-	if err != nil {
+	if err := f.dir.Write(p, []byte(content)); err != nil {
 		return "", err
 	}
-	if len(content) > WriteCap {
-		return "", fmt.Errorf("content is %d bytes; the limit is %d", len(content), WriteCap)
-	}
-	if dir := filepath.Dir(c); dir != "." {
-		if err := f.root.MkdirAll(dir, 0o755); err != nil {
-			return "", escapeErr(p, err)
-		}
-	}
-	if err := f.root.WriteFile(c, []byte(content), 0o644); err != nil {
-		return "", escapeErr(p, err)
-	}
+	c, _ := jail.Clean(p, false)
 	return fmt.Sprintf("wrote %d bytes to %s", len(content), filepath.ToSlash(c)), nil
 }
 
 func (f *fileTools) list(p string) (string, error) {
-	c, err := clean(p, true)
+	c, err := jail.Clean(p, true)
 	if err != nil {
 		return "", err
 	}
-	fh, err := f.root.Open(c)
+	fh, err := f.dir.Root().Open(c)
 	if err != nil {
-		return "", escapeErr(p, err)
+		return "", jail.Explain(p, err)
 	}
 	defer fh.Close()
 	ents, err := fh.ReadDir(-1)

@@ -122,3 +122,24 @@ func TestFileToolsCaps(t *testing.T) {
 		t.Fatal("an oversized write landed")
 	}
 }
+
+// write_file never touches git's metadata: not the worktree's .git link
+// (whatever its spelling), not a .git folder anywhere, not through a link.
+func TestWriteFileRefusesGitMetadata(t *testing.T) {
+	f, root, _ := newJail(t)
+	link := "gitdir: /repo/.git/worktrees/t\n"
+	must(t, os.WriteFile(filepath.Join(root, ".git"), []byte(link), 0o644))
+	must(t, os.Symlink(".git", filepath.Join(root, "notes")))
+	for _, p := range []string{".git", ".GIT", ".git.", "evil/.git/config", "sub/.git/HEAD", "notes"} {
+		out, isErr := call(f, "write_file", map[string]string{"path": p, "content": "gitdir: evil\n"})
+		if !isErr || !strings.Contains(out, "git metadata") {
+			t.Errorf("write_file %q = %q, %v; want a refusal naming git metadata", p, out, isErr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, ".git")); string(b) != link {
+		t.Fatalf(".git rewritten: %q", b)
+	}
+	if out, isErr := call(f, "write_file", map[string]string{"path": ".gitignore", "content": "x\n"}); isErr {
+		t.Fatalf(".gitignore is an ordinary file: %s", out)
+	}
+}
