@@ -46,7 +46,7 @@ func (m *Manager) Diff(ctx context.Context, w Worktree) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("diff task %s: %w", w.TaskID, err)
 	}
-	return m.outcome(ctx, call{dir: w.Path, inside: true}, w.BaseCommit, tree)
+	return m.outcome(ctx, w.in(), w.BaseCommit, tree)
 }
 
 // snapshot writes the worktree's current files as a tree object, through
@@ -71,14 +71,14 @@ func (m *Manager) snapshot(ctx context.Context, w Worktree) (string, error) {
 	}
 	env := map[string]string{"GIT_INDEX_FILE": tmp}
 	if !exists(tmp) {
-		if _, err := m.gitCall(ctx, call{dir: w.Path, inside: true, env: env, args: []string{"read-tree", "HEAD"}}); err != nil {
+		if _, err := m.gitCall(ctx, call{dir: w.Path, repo: w.RepoPath, inside: true, env: env, args: []string{"read-tree", "HEAD"}}); err != nil {
 			return "", err
 		}
 	}
-	if _, err := m.gitCall(ctx, call{dir: w.Path, inside: true, env: env, args: addAll}); err != nil {
+	if _, err := m.gitCall(ctx, call{dir: w.Path, repo: w.RepoPath, inside: true, env: env, args: addAll}); err != nil {
 		return "", err
 	}
-	r, err := m.gitCall(ctx, call{dir: w.Path, inside: true, env: env, args: []string{"write-tree"}})
+	r, err := m.gitCall(ctx, call{dir: w.Path, repo: w.RepoPath, inside: true, env: env, args: []string{"write-tree"}})
 	return strings.TrimSpace(r.out), err
 }
 

@@ -24,6 +24,14 @@
 //     worktree registrations. Commands run inside a worktree first check its
 //     ".git" link and set GIT_CEILING_DIRECTORIES, so git can never walk up
 //     into another repository (a dotfiles repo in $HOME, say).
+//   - A worktree's files are the agent's, its ".git" link included. Every
+//     git command we run inside one (and its verify command) first checks
+//     that ".git" is a regular file naming <common>/worktrees/<name> of the
+//     task's own repository, whose "gitdir" names this worktree back, and
+//     git is then given --git-dir and --work-tree explicitly: a forged git
+//     dir (with a config whose filter runs a command) is never read. A
+//     worktree with a tampered link is refused (ErrForgedLink), never
+//     deleted as stale.
 //   - Every git and verify child runs through proc: its own process group,
 //     bounded output, a deadline (2 minutes per git command), and an
 //     environment built from an allowlist. No GIT_* variable of the server

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -126,6 +127,9 @@ var addAll = []string{"add", "-A", "--", ".", ":(exclude)" + contextDir}
 // commit would land on a branch we are about to forget.
 func (m *Manager) commitAll(ctx context.Context, w Worktree, msg string) error {
 	head, err := m.runIn(ctx, w, "symbolic-ref", "-q", "HEAD")
+	if errors.Is(err, ErrForgedLink) {
+		return err
+	}
 	if head = strings.TrimSpace(head); err != nil || head != "refs/heads/"+w.Branch {
 		return fmt.Errorf("%s is on %q, not %s; %w (resolve it by hand)", w.Path, head, w.Branch, errRefused)
 	}

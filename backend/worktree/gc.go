@@ -205,16 +205,13 @@ func (m *Manager) reap(ctx context.Context, e entry, keep func(string) bool) (bo
 	return true, nil
 }
 
-// repoOf asks the worktree itself for its repository when the hash
-// folder's .repo file is missing; "" when it cannot say.
-func (m *Manager) repoOf(ctx context.Context, e entry) string {
-	out, err := m.gitCall(ctx, call{dir: e.path, inside: true, args: []string{"rev-parse", "--git-common-dir"}})
+// repoOf reads the worktree's checked link for its repository when the
+// hash folder's .repo file is missing; "" when it cannot say. It runs no
+// git inside the worktree: its link is what is in question.
+func (m *Manager) repoOf(_ context.Context, e entry) string {
+	_, common, err := readLink(e.path)
 	if err != nil {
 		return ""
-	}
-	common := strings.TrimSpace(out.out)
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(e.path, common)
 	}
 	repo, err := filepath.EvalSymlinks(filepath.Dir(common))
 	if err != nil || repoHash(repo) != e.hash {

@@ -62,7 +62,8 @@ type call struct {
 	dir     string
 	args    []string
 	env     map[string]string // added to the child's environment
-	inside  bool              // dir is a worktree: stop git's repository discovery at it
+	inside  bool              // dir is a worktree of repo: check its link, pass its git dir explicitly
+	repo    string            // with inside: the repository the worktree belongs to
 	limit   int               // stdout bytes kept (default 8 MiB); the rest is cut
 	noRetry bool
 }
@@ -81,8 +82,13 @@ func (m *Manager) run(ctx context.Context, dir string, args ...string) (string, 
 
 // runIn is git with args inside worktree w.
 func (m *Manager) runIn(ctx context.Context, w Worktree, args ...string) (string, error) {
-	r, err := m.gitCall(ctx, call{dir: w.Path, args: args, inside: true})
+	r, err := m.gitCall(ctx, w.in(args...))
 	return r.out, err
+}
+
+// in is a call inside worktree w.
+func (w Worktree) in(args ...string) call {
+	return call{dir: w.Path, repo: w.RepoPath, args: args, inside: true}
 }
 
 // worktreeCmd runs `git worktree args...` in repo, one at a time per
@@ -145,13 +151,19 @@ func (m *Manager) gitOnce(ctx context.Context, c call) (result, error) {
 		"GIT_PAGER":           "cat",
 		"LC_ALL":              "C", // messages we match are English
 	}
+	var where []string
 	if c.inside {
-		// git never looks for a repository above the worktree, even if
-		// the worktree's link is broken.
-		extra["GIT_CEILING_DIRECTORIES"] = filepath.Dir(c.dir)
-		if _, err := os.Lstat(filepath.Join(c.dir, ".git")); err != nil {
-			return result{}, fmt.Errorf("worktree %s is missing its .git link", c.dir)
+		// The worktree's files (its .git link included) may be an agent's:
+		// check the link against git's own records and name the git dir
+		// and work tree explicitly, so a forged one is never read, even if
+		// it changes after the check. git also never looks for a
+		// repository above the worktree.
+		gitDir, err := m.linkedGitDir(ctx, c.dir, c.repo)
+		if err != nil {
+			return result{}, err
 		}
+		where = []string{"--git-dir=" + gitDir, "--work-tree=" + c.dir}
+		extra["GIT_CEILING_DIRECTORIES"] = filepath.Dir(c.dir)
 	}
 	for k, v := range c.env {
 		extra[k] = v
@@ -162,7 +174,7 @@ func (m *Manager) gitOnce(ctx context.Context, c call) (result, error) {
 		"-c", "gc.auto=0", "-c", "maintenance.auto=false",
 		"-c", "commit.gpgsign=false", "-c", "color.ui=false", "-c", "core.quotepath=false",
 		"-c", "user.name=Clawboo", "-c", "user.email=clawboo@localhost", // works with no identity set
-	}, c.args...)
+	}, append(where, c.args...)...)
 	began := time.Now()
 	child, err := proc.Start(ctx, proc.Spec{Path: m.git, Args: args, Dir: c.dir,
 		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra)})

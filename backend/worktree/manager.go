@@ -47,6 +47,7 @@ type Manager struct {
 	environ func() []string
 	log     *slog.Logger
 	locks   keyedMutex
+	commons commonDirs
 }
 
 // gitTimeout bounds every git command: git may hang on a network file
@@ -174,11 +175,14 @@ func (m *Manager) check(w Worktree, needBase bool) error {
 	return nil
 }
 
-// present says whether the worktree directory is there and is a git
-// worktree (its ".git" link exists).
+// present says whether the worktree's directory is there. Whether its
+// ".git" link is sound is a separate question (readLink), asked by every
+// git command run inside it: a worktree whose link was tampered with is
+// still present, so its files are refused, never taken for stale and
+// deleted.
 func present(w Worktree) bool {
-	st, err := os.Lstat(filepath.Join(w.Path, ".git"))
-	return err == nil && st.Mode().IsRegular()
+	st, err := os.Lstat(w.Path)
+	return err == nil && st.IsDir()
 }
 
 func exists(p string) bool {

@@ -73,6 +73,11 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 	// A worktree still locked "initializing" is one whose git worktree add
 	// died mid-checkout: its files are partial, so it is stale.
 	if isReg && !reg.prunable && !reg.initializing && present(w) {
+		// Its files may hold work: a tampered link is refused, not taken
+		// for a stale directory and deleted.
+		if _, err := m.linkedGitDir(ctx, w.Path, w.RepoPath); err != nil {
+			return w, fmt.Errorf("%w; %w (resolve it by hand)", err, errRefused)
+		}
 		if reg.branch != "refs/heads/"+w.Branch {
 			return w, fmt.Errorf("%s is checked out on %q, not %s; %w (resolve it by hand)",
 				w.Path, strings.TrimPrefix(reg.branch, "refs/heads/"), w.Branch, errRefused)
@@ -123,6 +128,9 @@ func (m *Manager) provisionOnce(ctx context.Context, w Worktree, point string) (
 	}
 	if r, ok := regs[w.Path]; !ok || r.prunable || !present(w) {
 		return w, fmt.Errorf("git worktree add left no worktree at %s", w.Path)
+	}
+	if _, err := m.linkedGitDir(ctx, w.Path, w.RepoPath); err != nil {
+		return w, err
 	}
 	return w, nil
 }

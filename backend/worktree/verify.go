@@ -68,6 +68,13 @@ func (m *Manager) Verify(ctx context.Context, w Worktree, command string, timeou
 		v.OutputTail = fmt.Sprintf("the worktree of task %s is not there (paused or removed)", w.TaskID)
 		return v
 	}
+	// The verify command is the repository's, but the worktree is the
+	// agent's: a forged .git link would hand the command's own git calls
+	// a config the agent wrote. Such a worktree fails verification.
+	if _, err := m.linkedGitDir(ctx, w.Path, w.RepoPath); err != nil {
+		v.OutputTail = err.Error()
+		return v
+	}
 	if timeout <= 0 {
 		timeout = DefaultVerifyTimeout
 	}
