@@ -270,7 +270,7 @@ func gitRepoForTest(t *testing.T) string {
 func restartServe(t *testing.T, home, addr string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--home", home, "--addr", addr)
-	cmd.Env = append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_VAULT=file")
+	cmd.Env = append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_MOCK_WORKTREES=1", "CLAWBOO_VAULT=file")
 	errs := &strings.Builder{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
@@ -292,7 +292,8 @@ func restartServe(t *testing.T, home, addr string) *server {
 }
 
 func TestSIGKILLDuringATaskRunLosesNothing(t *testing.T) {
-	s := startServe(t, []string{"CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_VAULT=file"}, "--addr", "127.0.0.1:0")
+	// The worktree mock: its !write leaves the work the crash must not lose.
+	s := startServe(t, []string{"CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_MOCK_WORKTREES=1", "CLAWBOO_VAULT=file"}, "--addr", "127.0.0.1:0")
 	repo := gitRepoForTest(t)
 	_, b := s.post(t, "/api/board", `{"title":"long job","repoPath":"`+repo+`"}`)
 	var created struct{ Task struct{ ID string } }

@@ -107,7 +107,11 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	reg := executor.NewRegistry()
 	if cfg.EnableMock {
-		if err := reg.Register(mock.New()); err != nil {
+		m := mock.New()
+		if cfg.MockWorktrees {
+			m = mock.NewWithWorktrees()
+		}
+		if err := reg.Register(m); err != nil {
 			st.Close()
 			return nil, err
 		}

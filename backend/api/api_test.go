@@ -54,8 +54,9 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The worktree mock (CLAWBOO_MOCK_WORKTREES=1): board tests leave diffs with !write.
 	reg := executor.NewRegistry()
-	if err := reg.Register(mock.New()); err != nil {
+	if err := reg.Register(mock.NewWithWorktrees()); err != nil {
 		t.Fatal(err)
 	}
 	home := t.TempDir()

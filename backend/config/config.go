@@ -23,6 +23,7 @@ import (
 const (
 	EnvHome          = "CLAWBOO_HOME"
 	EnvEnableMock    = "CLAWBOO_ENABLE_MOCK_RUNTIME"
+	EnvMockWorktrees = "CLAWBOO_MOCK_WORKTREES"
 	EnvIdleTimeout   = "CLAWBOO_RUN_IDLE_TIMEOUT"
 	EnvVault         = "CLAWBOO_VAULT"
 	DefaultIdleLimit = 30 * time.Minute
@@ -36,6 +37,11 @@ type Config struct {
 	// EnableMock offers the clawboo-mock runtime. True only when
 	// CLAWBOO_ENABLE_MOCK_RUNTIME is exactly "1".
 	EnableMock bool
+	// MockWorktrees makes that mock declare worktrees and write in the
+	// run's folder (!write), for board tests and the keyless demo; the
+	// seed's mock has none. True only when CLAWBOO_MOCK_WORKTREES is
+	// exactly "1".
+	MockWorktrees bool
 	// IdleTimeout aborts a run that emits nothing for this long.
 	IdleTimeout time.Duration
 	// FileVault keeps keys in the encrypted file even when an OS keychain
@@ -73,10 +79,11 @@ func Load(home string, getenv Getenv) (Config, error) {
 		return Config{}, fmt.Errorf("%s: %q is not one of auto, keychain, file", EnvVault, v)
 	}
 	return Config{
-		Home:        h,
-		EnableMock:  getenv(EnvEnableMock) == "1",
-		IdleTimeout: idle,
-		FileVault:   fileVault,
+		Home:          h,
+		EnableMock:    getenv(EnvEnableMock) == "1",
+		MockWorktrees: getenv(EnvMockWorktrees) == "1",
+		IdleTimeout:   idle,
+		FileVault:     fileVault,
 	}, nil
 }
 

@@ -11,13 +11,14 @@ func env(m map[string]string) Getenv { return func(k string) string { return m[k
 func TestLoad(t *testing.T) {
 	tmp := t.TempDir()
 	cases := []struct {
-		name     string
-		flag     string
-		env      map[string]string
-		wantHome string
-		wantMock bool
-		wantIdle time.Duration
-		wantErr  bool
+		name       string
+		flag       string
+		env        map[string]string
+		wantHome   string
+		wantMock   bool
+		wantMockWT bool
+		wantIdle   time.Duration
+		wantErr    bool
 	}{
 		{name: "default home", env: map[string]string{"HOME": tmp}, wantHome: filepath.Join(tmp, ".clawboo"), wantIdle: DefaultIdleLimit},
 		{name: "env home", env: map[string]string{"HOME": "/x", EnvHome: tmp + "/h"}, wantHome: tmp + "/h", wantIdle: DefaultIdleLimit},
@@ -25,6 +26,8 @@ func TestLoad(t *testing.T) {
 		{name: "mock exactly 1", flag: tmp, env: map[string]string{EnvEnableMock: "1"}, wantHome: tmp, wantMock: true, wantIdle: DefaultIdleLimit},
 		{name: "mock true is not 1", flag: tmp, env: map[string]string{EnvEnableMock: "true"}, wantHome: tmp, wantIdle: DefaultIdleLimit},
 		{name: "mock 1 with space", flag: tmp, env: map[string]string{EnvEnableMock: " 1"}, wantHome: tmp, wantIdle: DefaultIdleLimit},
+		{name: "mock worktrees exactly 1", flag: tmp, env: map[string]string{EnvEnableMock: "1", EnvMockWorktrees: "1"}, wantHome: tmp, wantMock: true, wantMockWT: true, wantIdle: DefaultIdleLimit},
+		{name: "mock worktrees true is not 1", flag: tmp, env: map[string]string{EnvEnableMock: "1", EnvMockWorktrees: "true"}, wantHome: tmp, wantMock: true, wantIdle: DefaultIdleLimit},
 		{name: "idle duration", flag: tmp, env: map[string]string{EnvIdleTimeout: "90s"}, wantHome: tmp, wantIdle: 90 * time.Second},
 		{name: "idle millis", flag: tmp, env: map[string]string{EnvIdleTimeout: "250"}, wantHome: tmp, wantIdle: 250 * time.Millisecond},
 		{name: "idle garbage", flag: tmp, env: map[string]string{EnvIdleTimeout: "soon"}, wantErr: true},
@@ -44,7 +47,7 @@ func TestLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Home != tc.wantHome || c.EnableMock != tc.wantMock || c.IdleTimeout != tc.wantIdle {
+			if c.Home != tc.wantHome || c.EnableMock != tc.wantMock || c.MockWorktrees != tc.wantMockWT || c.IdleTimeout != tc.wantIdle {
 				t.Fatalf("got %+v", c)
 			}
 		})

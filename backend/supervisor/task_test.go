@@ -28,6 +28,8 @@ type taskEnv struct {
 	home   string
 }
 
+// setupTasks runs board tasks on the worktree mock (CLAWBOO_MOCK_WORKTREES=1),
+// so !write leaves a diff.
 func setupTasks(t *testing.T, opts Options, adapters ...executor.Adapter) *taskEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -37,7 +39,7 @@ func setupTasks(t *testing.T, opts Options, adapters ...executor.Adapter) *taskE
 		t.Fatal(err)
 	}
 	reg := executor.NewRegistry()
-	for _, a := range append([]executor.Adapter{mock.New()}, adapters...) {
+	for _, a := range append([]executor.Adapter{mock.NewWithWorktrees()}, adapters...) {
 		_ = reg.Register(a)
 	}
 	bd := board.New(board.Options{Store: st})

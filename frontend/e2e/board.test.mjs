@@ -23,7 +23,8 @@ let scratch;
 
 before(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'clawboo-board-e2e-'));
-  server = await startServer();
+  // Board tasks leave diffs with the mock's !write: the worktree mock.
+  server = await startServer({ mockWorktrees: true });
   browser = await launchBrowser();
 });
 

@@ -47,13 +47,16 @@ export function requireBin() {
  * when given, is the server's whole environment (tests that control what
  * programs and keys the server can see must not inherit the runner's: `npm
  * run` alone exports npm_config_prefix, which would put the real npm's bin
- * folder in reach).
+ * folder in reach). `mockWorktrees` turns on CLAWBOO_MOCK_WORKTREES, the
+ * mock that works in a task's worktree (`!write` leaves a diff); the seed's
+ * mock, the default, has no worktrees.
  */
-export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env } = {}) {
+export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, mockWorktrees = false } = {}) {
   const bin = requireBin();
   const home = givenHome ?? (await mkdtemp(join(tmpdir(), 'clawboo-e2e-')));
+  const mock = { CLAWBOO_ENABLE_MOCK_RUNTIME: '1', ...(mockWorktrees ? { CLAWBOO_MOCK_WORKTREES: '1' } : {}) };
   const child = spawn(bin, ['serve', '--home', home, '--addr', addr], {
-    env: { ...(env ?? process.env), CLAWBOO_ENABLE_MOCK_RUNTIME: '1' },
+    env: { ...(env ?? process.env), ...mock },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

@@ -12,6 +12,10 @@
 //     abort it asks for.
 //   - The composition root offers it only when CLAWBOO_ENABLE_MOCK_RUNTIME is
 //     exactly "1"; this package does not read the environment.
+//   - It declares what seed 000 says: no worktrees, no resume, no steering.
+//     NewWithWorktrees (CLAWBOO_MOCK_WORKTREES=1) is the one exception: a
+//     mock that works in the run's folder, so board tests and the keyless
+//     demo can leave a diff with !write; New's mock never touches a folder.
 //
 // Directives (the seed's set, plus !flood, our extension for load tests):
 //
@@ -45,10 +49,17 @@ import (
 )
 
 // Adapter is the clawboo-mock runtime.
-type Adapter struct{}
+type Adapter struct {
+	worktrees bool // declares Worktrees and gives !write the run's folder
+}
 
-// New returns the mock runtime.
+// New returns the mock runtime as seed 000 describes it.
 func New() *Adapter { return &Adapter{} }
+
+// NewWithWorktrees returns a mock that declares worktrees and works in the
+// run's folder (!write), for board tests and the keyless demo; the host
+// builds it only when CLAWBOO_MOCK_WORKTREES is exactly "1".
+func NewWithWorktrees() *Adapter { return &Adapter{worktrees: true} }
 
 // ID implements executor.Adapter.
 func (*Adapter) ID() executor.ID { return executor.Mock }
@@ -56,13 +67,12 @@ func (*Adapter) ID() executor.ID { return executor.Mock }
 // Name implements executor.Adapter.
 func (*Adapter) Name() string { return "Mock (fault injection)" }
 
-// Capabilities implements executor.Adapter: streaming, and a working folder
-// for board tasks (the seed's mock declares none; the board needs a runtime
-// that can leave a diff without a provider, and !write is how).
-func (*Adapter) Capabilities() executor.Capabilities {
+// Capabilities implements executor.Adapter: streaming only, as the seed's
+// mock; worktrees too when built by NewWithWorktrees.
+func (a *Adapter) Capabilities() executor.Capabilities {
 	return executor.Capabilities{
 		Streaming:    true,
-		Worktrees:    true,
+		Worktrees:    a.worktrees,
 		RuntimeClass: executor.EphemeralTestDouble,
 		Models:       []string{"mock"},
 	}
@@ -73,7 +83,7 @@ func (*Adapter) Health(context.Context) executor.Health { return executor.Health
 
 // Start implements executor.Adapter. !slowstart delays it; the caller's
 // context cancels the delay.
-func (*Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.Run, error) {
+func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.Run, error) {
 	if req.Emitter == nil {
 		return nil, fmt.Errorf("mock: start request has no emitter")
 	}
@@ -96,7 +106,10 @@ func (*Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.
 			return nil, ctx.Err()
 		}
 	}
-	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), workDir: req.WorkDir, resume: req.Resume}
+	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume}
+	if a.worktrees {
+		r.workDir = req.WorkDir // without worktrees the mock has no folder to write in
+	}
 	r.em.Go(func() { r.play(ds) })
 	return r, nil
 }
