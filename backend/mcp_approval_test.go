@@ -47,6 +47,9 @@ func TestToolApprovalEndToEnd(t *testing.T) {
 	}
 	do := func(method, path, body string) (int, []byte) {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

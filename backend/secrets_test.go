@@ -81,6 +81,9 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 	var seen bytes.Buffer
 	call := func(method, path, body string) {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -143,6 +144,8 @@ func (a *API) routes() {
 	a.mux.Handle("/api/board/{id}/deps/{dep}", methods{"DELETE": a.removeDep})
 	a.mux.Handle("/api/board/{id}/diff", methods{"GET": a.taskDiff})
 	a.mux.Handle("/api/worktrees", methods{"GET": a.worktreeUsage})
+	a.mux.Handle("/api/storage", methods{"GET": a.storage})
+	a.mux.Handle("/api/storage/retention", methods{"PUT": a.putRetention})
 	a.mux.Handle("/api/repos", methods{"GET": a.recentRepos})
 	a.mux.Handle("/api/repos/browse", methods{"GET": a.browseRepos})
 	a.mux.Handle("/api/budgets", methods{"GET": a.listBudgets, "POST": a.setBudget})
@@ -158,6 +161,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/tools/servers/{name}", methods{"DELETE": a.removeToolServer})
 	a.mux.Handle("/api/tools/servers/{name}/reconnect", methods{"POST": a.reconnectToolServer})
 	a.mux.Handle("/api/mcp/config", methods{"GET": a.mcpConfig})
+	a.mux.Handle("/api/mcp/token/rotate", methods{"POST": a.rotateMCPToken})
 	a.mux.Handle("/api/openclaw/settings", methods{"GET": a.openClawSettings, "PUT": a.putOpenClawSettings})
 	a.mux.Handle("/api/openclaw/status", methods{"GET": a.openClawStatus})
 	a.mux.Handle("/api/openclaw/mcp", methods{"POST": a.registerOpenClawMCP})
@@ -192,8 +196,27 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden: cross-site request")
 		return
 	}
+	if stateChanging(r.Method) && strings.HasPrefix(r.URL.Path, "/api/") && !jsonBody(r) {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported media type: a request body must be application/json")
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	a.mux.ServeHTTP(w, r)
+}
+
+// jsonBody is the second layer against cross-site requests, for clients
+// that send neither Origin nor Sec-Fetch-Site: a browser can send a
+// cross-site form or a text/plain body without asking the server first,
+// but not an application/json one. So a state-changing API request with a
+// body, or with any Content-Type at all, must say application/json; a
+// request with neither (POST /abort from curl) carries nothing to refuse.
+func jsonBody(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return r.ContentLength == 0 && len(r.TransferEncoding) == 0
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 func stateChanging(m string) bool {

@@ -117,6 +117,9 @@ func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (in
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
 			req.Host = hdr[i+1]
@@ -363,6 +366,7 @@ func TestCallerDisconnectDoesNotStopRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", f.srv.URL+"/api/runtimes/clawboo-mock/run", strings.NewReader(`{"message":"!silent 400\n!ok still here"}`))
+	req.Header.Set("Content-Type", "application/json")
 	if _, err := http.DefaultClient.Do(req); err == nil {
 		t.Fatal("expected the client to give up")
 	}
@@ -458,6 +462,14 @@ func TestErrorsAreJSON(t *testing.T) {
 		{"other local port", "POST", "/api/runs/x/abort", ``, []string{"Origin", "http://127.0.0.1:1"}, 403, "cross-site"},
 		{"null origin", "POST", "/api/runs/x/abort", ``, []string{"Origin", "null"}, 403, "cross-site"},
 		{"fetch metadata", "POST", "/api/runs/x/abort", ``, []string{"Sec-Fetch-Site", "cross-site"}, 403, "cross-site"},
+		// The second layer: what a browser may send cross-site without a
+		// preflight, from a client that sends no Origin at all.
+		{"text/plain body", "POST", "/api/runtimes/clawboo-mock/run", `{"message":"x"}`, []string{"Content-Type", "text/plain"}, 415, "application/json"},
+		{"form body", "POST", "/api/runtimes/clawboo-mock/run", `message=x`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "application/json"},
+		{"multipart body", "POST", "/api/board", `--x`, []string{"Content-Type", "multipart/form-data; boundary=x"}, 415, "application/json"},
+		{"empty form", "POST", "/api/runs/x/abort", ``, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "application/json"},
+		{"bad media type", "PATCH", "/api/board/x", `{}`, []string{"Content-Type", "application/json;;"}, 415, "application/json"},
+		{"no type with a body", "DELETE", "/api/budgets/agent/x", `{}`, []string{"Content-Type", ""}, 415, "application/json"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -475,6 +487,7 @@ func TestErrorsAreJSON(t *testing.T) {
 	for _, hdr := range [][]string{
 		{"Host", "localhost:1234"}, {"Host", "[::1]:8"}, {"Host", "127.0.0.2"},
 		{"Origin", "http://" + host}, {"Sec-Fetch-Site", "same-origin"},
+		{"Content-Type", "application/json; charset=utf-8"}, {"Content-Type", "Application/JSON"},
 	} {
 		if code, _, b := f.do(t, "POST", "/api/runtimes/clawboo-mock/run", `{"message":"x","agentId":"alice"}`, hdr...); code != 200 {
 			t.Fatalf("%v: %d %s", hdr, code, b)
