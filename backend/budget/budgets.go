@@ -75,7 +75,39 @@ func validRef(scope Scope, id string) error {
 	if id == "" {
 		return invalid("%s budget without an id", scope)
 	}
+	if len(id) > 128 {
+		return invalid("%s id is longer than 128 bytes", scope)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':') {
+			return invalid("%s id %q has a character other than letters, digits, '_', '-', '.' and ':'", scope, id)
+		}
+	}
 	return nil
+}
+
+// scopeExists checks that a new budget limits something real: an agent
+// that exists, a mission that is a root task. A team is, for now, any
+// well-formed id (teams are named by tasks and runs, not yet a table).
+func scopeExists(ctx context.Context, q querier, scope Scope, id string) error {
+	var query string
+	switch scope {
+	case ScopeAgent:
+		query = `SELECT 1 FROM agents WHERE id = ?`
+	case ScopeMission:
+		query = `SELECT 1 FROM tasks WHERE id = ? AND parent_id IS NULL`
+	default:
+		return nil
+	}
+	var one int
+	err := q.QueryRowContext(ctx, query, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		if scope == ScopeMission {
+			return invalid("no mission %q: a mission budget names a root task", id)
+		}
+		return invalid("no %s %q", scope, id)
+	}
+	return err
 }
 
 type querier interface {
@@ -157,6 +189,9 @@ func (l *Ledger) SetBudget(ctx context.Context, scope Scope, id string, limit Na
 		var err error
 		b, err = getBudget(ctx, tx, scope, id)
 		if errors.Is(err, ErrNotFound) {
+			if err := scopeExists(ctx, tx, scope, id); err != nil {
+				return err
+			}
 			b = Budget{Scope: scope, ScopeID: id, Mode: ModeWarn, CreatedAt: now}
 			b.SpentNano, err = backfill(ctx, tx, scope, id)
 		}

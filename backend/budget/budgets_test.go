@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -90,6 +91,9 @@ func TestSetBudget(t *testing.T) {
 	if _, err := f.l.Budget(ctx, ScopeAgent, "a1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted budget: %v", err)
 	}
+	if _, err := f.st.Writer().Exec(`INSERT INTO tasks (id, title, parent_id, root_id, depth, created_at, updated_at) VALUES ('child1', 'c', 'm1', 'm1', 1, 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
 	for name, err := range map[string]error{
 		"unknown scope": func() error { _, err := f.l.SetBudget(ctx, "tenant", "x", 1, ""); return err }(),
 		"empty id":      func() error { _, err := f.l.SetBudget(ctx, ScopeAgent, "", 1, ""); return err }(),
@@ -100,6 +104,13 @@ func TestSetBudget(t *testing.T) {
 		"resume grace":  func() error { _, _, err := f.l.Resume(ctx, ScopeTeam, "t1", -1); return err }(),
 		"bad grouping":  func() error { _, err := f.l.Spend(ctx, "weekday", zero, zero); return err }(),
 		"run spend":     func() error { _, _, err := f.l.RunSpend(ctx, ""); return err }(),
+		// A budget names something that exists, by an id that is an id.
+		"NUL in id":     func() error { _, err := f.l.SetBudget(ctx, ScopeTeam, "t\x00", 1, ""); return err }(),
+		"newline in id": func() error { _, err := f.l.SetBudget(ctx, ScopeTeam, "t\nx", 1, ""); return err }(),
+		"long id":       func() error { _, err := f.l.SetBudget(ctx, ScopeTeam, strings.Repeat("t", 129), 1, ""); return err }(),
+		"no such agent": func() error { _, err := f.l.SetBudget(ctx, ScopeAgent, "ghost", 1, ""); return err }(),
+		"no such task":  func() error { _, err := f.l.SetBudget(ctx, ScopeMission, "ghost", 1, ""); return err }(),
+		"not a mission": func() error { _, err := f.l.SetBudget(ctx, ScopeMission, "child1", 1, ""); return err }(),
 	} {
 		if !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)

@@ -56,6 +56,16 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	// The agents and the mission the tests budget: a new budget must name
+	// something that exists.
+	for _, id := range []string{"a1", "a2", "other", "x"} {
+		if err := st.InsertAgent(context.Background(), id, id, "clawboo-mock", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Writer().Exec(`INSERT INTO tasks (id, title, root_id, created_at, updated_at) VALUES ('m1', 'mission', 'm1', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
 	f := &fixture{st: st, events: bus.New[Event](0), clock: &clock{}, logs: &syncBuffer{}}
 	t.Cleanup(f.events.Close)
 	f.clock.set(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))

@@ -382,8 +382,14 @@ describe('spend', { timeout: 30_000 }, () => {
     const { page, context, problems } = await openPage(browser, `${server.url}/#/spend`);
     try {
       await page.getByTestId('budget-form').waitFor();
+      // A budget names an agent that exists.
+      const { agent } = await apiPost('/api/agents', { name: 'Budgeted', runtime: 'clawboo-mock' });
       await page.getByTestId('budget-scope').selectOption('agent');
-      await page.getByTestId('budget-scope-id').fill('e2e-agent');
+      await page.getByTestId('budget-scope-id').fill('e2e-nobody');
+      await page.getByTestId('budget-limit').fill('5');
+      await page.getByTestId('budget-save').click();
+      await waitText(page, 'budget-form-error', /no agent/);
+      await page.getByTestId('budget-scope-id').fill(agent.id);
       await page.getByTestId('budget-limit').fill('nonsense');
       await page.getByTestId('budget-save').click();
       await waitText(page, 'budget-form-error', /amount in dollars/);
@@ -391,12 +397,12 @@ describe('spend', { timeout: 30_000 }, () => {
       await page.getByTestId('budget-limit').fill('5');
       await page.getByTestId('budget-mode').selectOption('warn');
       await page.getByTestId('budget-save').click();
-      const row = page.locator('[data-testid="budget-row"][data-scope="agent"][data-scope-id="e2e-agent"]');
+      const row = page.locator(`[data-testid="budget-row"][data-scope="agent"][data-scope-id="${agent.id}"]`);
       await row.waitFor();
       assert.equal(await row.getAttribute('data-status'), 'ok');
       assert.equal(await row.getByTestId('budget-spent').textContent(), '$0.00 of $5.00');
       assert.match(await row.textContent(), /warns only/);
-      const listed = (await apiGet('/api/budgets')).budgets.find((x) => x.scopeId === 'e2e-agent');
+      const listed = (await apiGet('/api/budgets')).budgets.find((x) => x.scopeId === agent.id);
       assert.deepEqual([listed.limitUsd, listed.mode], [5, 'warn']);
 
       // Another client's change arrives live ("budget" events).
@@ -406,8 +412,8 @@ describe('spend', { timeout: 30_000 }, () => {
       await row.getByTestId('budget-delete').click();
       await page.getByTestId('budget-delete-confirm').click();
       await row.waitFor({ state: 'detached' });
-      assert.equal((await apiGet('/api/budgets')).budgets.some((x) => x.scopeId === 'e2e-agent'), false);
-      assert.deepEqual(problems, []);
+      assert.equal((await apiGet('/api/budgets')).budgets.some((x) => x.scopeId === agent.id), false);
+      assert.deepEqual(problems.filter((p) => !/status of 400/.test(p)), []);
     } finally {
       await context.close();
     }
