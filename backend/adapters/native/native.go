@@ -69,7 +69,20 @@ type Options struct {
 }
 
 // Adapter is the clawboo-native runtime.
-type Adapter struct{ opts Options }
+type Adapter struct {
+	opts Options
+	// live counts runs whose loop has not returned; a run's shell commands
+	// are reaped before its loop returns.
+	live sync.WaitGroup
+}
+
+// The host waits for native runs (and their shell commands) at shutdown.
+var _ executor.Waiter = (*Adapter)(nil)
+
+// Wait blocks until every run's loop has returned, so no command a run
+// started outlives the host, or ctx ends; a host that shuts down calls it
+// after aborting its runs.
+func (a *Adapter) Wait(ctx context.Context) error { return executor.WaitGroup(ctx, &a.live) }
 
 // New returns the native runtime.
 func New(o Options) *Adapter {
@@ -149,7 +162,11 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		a: a, req: req, cfg: cfg, model: model, tools: tools, warns: warns,
 		em: req.Emitter, ctx: runCtx, cancel: cancel,
 	}
-	r.em.Go(r.loop)
+	a.live.Add(1)
+	r.em.Go(func() {
+		defer a.live.Done()
+		r.loop()
+	})
 	return r, nil
 }
 

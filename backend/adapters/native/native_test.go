@@ -38,6 +38,7 @@ func TestContract(t *testing.T) {
 		Request: func(t *testing.T, scenario string) executor.StartRequest {
 			return executor.StartRequest{AgentID: "agent-1", Message: scenario, WorkDir: t.TempDir()}
 		},
+		OwnsChildren: true,
 	})
 }
 
