@@ -26,6 +26,8 @@ const (
 	qAppend8
 	qAppend32
 	qFinishRun
+	qSaveFinal
+	qAppendIgnore
 	nQueries
 )
 
@@ -57,6 +59,20 @@ var ledgerSQL = [nQueries]string{
 		cost_kind = NULLIF(?, ''), input_tokens = ?, output_tokens = ?, last_seq = MAX(last_seq, ?), ended_at = ?,
 		session = COALESCE(NULLIF(?, ''), session), session_key = COALESCE(NULLIF(?, ''), session_key)
 		WHERE id = ? AND status IN ('starting','running')`,
+	// qSaveFinal writes a finished run whole, inserting its row when its
+	// first write never landed (a full disk): a run's last write must leave
+	// a row behind. A vanished agent is recorded as none.
+	qSaveFinal: `INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
+		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model, session, session_key)
+		VALUES (?, ?, (SELECT id FROM agents WHERE id = ?), ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?,
+		NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''))
+		ON CONFLICT(id) DO UPDATE SET status = excluded.status, done_reason = excluded.done_reason, summary = excluded.summary,
+		error = excluded.error, cost_usd = excluded.cost_usd, cost_kind = excluded.cost_kind, input_tokens = excluded.input_tokens,
+		output_tokens = excluded.output_tokens, last_seq = MAX(runs.last_seq, excluded.last_seq), ended_at = excluded.ended_at,
+		started_at = COALESCE(runs.started_at, excluded.started_at),
+		session = COALESCE(excluded.session, runs.session), session_key = COALESCE(excluded.session_key, runs.session_key)
+		WHERE runs.status IN ('starting','running')`,
+	qAppendIgnore: `INSERT INTO run_events(run_id, seq, kind, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 }
 
 // ledgerStmts are the driver statements of one writer connection.
@@ -126,12 +142,25 @@ type Batch struct {
 }
 
 func (b *Batch) exec(q int, args ...any) error {
+	_, err := b.execN(q, args...)
+	return err
+}
+
+// execN runs a statement and reports how many rows it changed.
+func (b *Batch) execN(q int, args ...any) (int64, error) {
 	nv := make([]driver.NamedValue, len(args))
 	for i, a := range args {
 		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: value(a)}
 	}
-	_, err := b.st[q].(driver.StmtExecContext).ExecContext(b.ctx, nv)
-	return err
+	res, err := b.st[q].(driver.StmtExecContext).ExecContext(b.ctx, nv)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, nil // a driver that cannot count: assume nothing is known
+	}
+	return n, nil
 }
 
 // value turns the Go values the ledger uses into driver values.
@@ -283,6 +312,39 @@ func (b *Batch) FinishRun(f RunFinish) error {
 		f.InputTokens, f.OutputTokens, f.LastSeq, f.EndedAt, f.Session, f.SessionKey, f.ID)
 	if err != nil {
 		return fmt.Errorf("finish run: %w", err)
+	}
+	return nil
+}
+
+// FinishOrSave writes a run's terminal state like FinishRun, and when no
+// live row took it (the run's first write never landed) inserts the whole
+// row instead. done, when given, is stored with it unless that seq is
+// stored already. So the last write of a run is enough on its own to leave
+// the run durable, its log ending with done; a run already terminal is
+// still left alone.
+func (b *Batch) FinishOrSave(r NewRun, done *NewEvent) error {
+	if r.Final == nil {
+		return errors.New("finish run: no final state")
+	}
+	f := *r.Final
+	n, err := b.execN(qFinishRun, f.Status, f.DoneReason, f.Summary, f.Error, f.CostUSD, f.CostKind,
+		f.InputTokens, f.OutputTokens, f.LastSeq, f.EndedAt, f.Session, f.SessionKey, f.ID)
+	if err != nil {
+		return fmt.Errorf("finish run: %w", err)
+	}
+	if n == 0 {
+		n, err = b.execN(qSaveFinal, r.ID, r.RuntimeID, r.AgentID, r.Title, f.Status, f.DoneReason, f.Summary, f.Error,
+			f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, f.EndedAt,
+			r.TaskID, r.TeamID, r.Model, f.Session, f.SessionKey)
+		if err != nil {
+			return fmt.Errorf("save run: %w", err)
+		}
+	}
+	if n == 0 || done == nil {
+		return nil
+	}
+	if err := b.exec(qAppendIgnore, r.ID, done.Seq, done.Kind, string(done.Data)); err != nil {
+		return fmt.Errorf("save run's done event: %w", err)
 	}
 	return nil
 }
