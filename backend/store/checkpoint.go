@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"time"
 )
 
@@ -14,11 +16,16 @@ import (
 // from its own connection, PASSIVE (never blocking the writer or readers).
 // If readers keep a PASSIVE checkpoint from finishing while the WAL grows
 // past walHardLimit, a RESTART checkpoint waits for them, so the WAL stays
-// bounded.
+// bounded. A WAL file keeps its largest size even once every frame is
+// copied back, so after bulk writes (a flood, a compaction) left it over
+// walTruncateAbove the loop truncates it to nothing.
 const (
 	checkpointEvery = 250 * time.Millisecond
 	walHardLimit    = 16384 // pages (64 MiB at the default page size)
 )
+
+// walTruncateAbove is in bytes (a variable so tests can make it small).
+var walTruncateAbove int64 = 16 << 20
 
 func (s *Store) startCheckpointer(path string) error {
 	c, err := sql.Open("sqlite", dsn(path, false))
@@ -57,7 +64,26 @@ func (s *Store) checkpoint(ctx context.Context) (walFrames int) {
 	if log > walHardLimit && done < log {
 		_ = s.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &log, &done)
 	}
+	if done == log {
+		if fi, err := os.Stat(s.path + "-wal"); err == nil && fi.Size() > walTruncateAbove {
+			_ = s.TruncateWAL(ctx)
+		}
+	}
 	return log - done
+}
+
+// TruncateWAL copies every committed frame into the database and truncates
+// the WAL file to zero bytes, for after bulk writes. It waits (up to the
+// busy timeout) for the writer and for readers still using the WAL.
+func (s *Store) TruncateWAL(ctx context.Context) error {
+	var busy, log, done int
+	if err := s.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &log, &done); err != nil {
+		return fmt.Errorf("truncate wal: %w", err)
+	}
+	if busy != 0 {
+		return fmt.Errorf("truncate wal: the database was busy")
+	}
+	return nil
 }
 
 func (s *Store) stopCheckpointer() {
