@@ -27,6 +27,9 @@ func (s *Supervisor) control(ctx context.Context, id string) (executor.Run, erro
 	l := s.live[id]
 	s.mu.Unlock()
 	if l == nil {
+		if _, ok := s.unsaved(id); ok {
+			return nil, ErrRunFinished
+		}
 		if _, err := s.opts.Store.GetRun(ctx, id); err != nil {
 			return nil, ErrUnknownRun
 		}

@@ -46,9 +46,14 @@ type liveRun struct {
 	view store.Run    // the ledger row as the host knows it
 	rt   executor.Run // the runtime's handle once started (for steer and model changes)
 
+	// Kept by the drive goroutine alone, for the final write.
+	doneRow    *store.NewEvent // the done event as recorded
+	deltaBytes int64           // stored bytes of its text deltas (the retention size rule)
+
 	finished  chan struct{}
 	ended     atomic.Bool // the done event is recorded (readers may see it before finished closes)
 	final     store.Run
+	saveErr   error       // set when the final write failed (see finish)
 	taskFinal *board.Task // the task as the run left it (task runs)
 	successor string      // the run that continues this task after a turn limit
 }
@@ -253,8 +258,10 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 			stop("abort requested")
 		case <-persistCh:
 			persistCh = nil
-			if o.hostError == "" {
-				o.hostError = fmt.Sprintf("%s: %v", msgNotSaved, *l.persistErr.Load())
+			if err := *l.persistErr.Load(); o.hostError == "" && store.IsDiskFull(err) {
+				o.hostError = msgDiskFull + ": " + msgNotSaved
+			} else if o.hostError == "" {
+				o.hostError = fmt.Sprintf("%s: %v", msgNotSaved, err)
 			}
 			stop("events not saved")
 		case <-grace:
@@ -299,89 +306,13 @@ func (l *liveRun) record(ev executor.Event) {
 	if err != nil { // cannot happen for Event; keep the seq honest anyway
 		data = []byte(fmt.Sprintf(`{"runId":%q,"seq":%d,"kind":"error","message":"unencodable event"}`, l.id, ev.Seq))
 	}
+	switch ev.Kind {
+	case executor.KindTextDelta:
+		l.deltaBytes += int64(len(data))
+	case executor.KindDone:
+		l.doneRow = &store.NewEvent{RunID: l.id, Seq: ev.Seq, Kind: string(ev.Kind), Data: data}
+	}
 	l.s.journal.submit(op{kind: opEvent, runID: l.id, seq: ev.Seq, ekind: string(ev.Kind), data: data, onFail: l.persistFailed})
-}
-
-// finish writes the run's terminal state, synthesizing the done event when
-// the adapter did not deliver one, and releases waiters.
-func (l *liveRun) finish(o *outcome) {
-	s := l.s
-	now := s.opts.Now()
-	f := store.RunFinish{ID: l.id, EndedAt: now.UnixMilli(), InputTokens: o.usage.InputTokens, OutputTokens: o.usage.OutputTokens}
-	l.settleCost(o, &f)
-	if o.done != nil {
-		// The adapter reported its own end.
-		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
-		switch o.done.Reason {
-		case executor.DoneSuccess, executor.DoneMaxTurns:
-			f.Status = store.RunSucceeded
-		case executor.DoneAborted:
-			f.Status = store.RunAborted
-		default:
-			f.Status = store.RunFailed
-			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "run failed")
-		}
-		if o.hostError != "" {
-			f.Status, f.Error = store.RunFailed, o.hostError
-		}
-	} else {
-		// The host ends the run and writes the done event itself.
-		reason, status := executor.DoneError, store.RunFailed
-		msg := firstNonEmpty(o.hostError, o.fatalMsg, msgNoResult)
-		if o.abandoned && o.hostError == "" {
-			reason, status, msg = executor.DoneAborted, store.RunAborted, msgAbandoned
-		}
-		if o.notStarted {
-			reason, status, msg = executor.DoneAborted, store.RunAborted, msgNotStarted
-		}
-		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
-		l.synthesize(o, executor.Done(reason, msg))
-	}
-	if o.budgetStop != "" {
-		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
-	}
-	if o.timedOut {
-		f.Status = store.RunTimedOut
-		f.Error = fmt.Sprintf("idle timeout: no events for %s", s.opts.IdleTimeout)
-		if f.DoneReason == "" || f.DoneReason == string(executor.DoneSuccess) {
-			f.DoneReason = string(executor.DoneAborted)
-		}
-	}
-	f.LastSeq = o.lastSeq
-	if f.Session = encodeSession(l.sessionKey, o.session); f.Session != "" {
-		f.SessionKey = l.sessionKey
-	}
-	if err := s.journal.call(context.Background(), op{kind: opFinish, runID: l.id, finish: f}); err != nil {
-		s.opts.Log.Error("run result not saved", "run", l.id, "err", err)
-	}
-	l.mu.Lock()
-	v := &l.view
-	v.Status, v.Summary, v.Error, v.CostUSD, v.LastSeq = f.Status, f.Summary, f.Error, f.CostUSD, f.LastSeq
-	v.InputTokens, v.OutputTokens = f.InputTokens, f.OutputTokens
-	dr := f.DoneReason
-	v.DoneReason = &dr
-	if f.CostKind != "" {
-		ck := f.CostKind
-		v.CostKind = &ck
-	}
-	ended := f.EndedAt
-	v.EndedAt = &ended
-	l.final = *v
-	l.mu.Unlock()
-	if l.task != nil {
-		l.finishTask(o, l.final)
-	}
-	s.Updates.PublishMust(l.final)
-	close(l.finished)
-}
-
-// synthesize appends a host-made event after the last one the adapter sent.
-func (l *liveRun) synthesize(o *outcome, ev executor.Event) {
-	ev.RunID = executor.RunID(l.id)
-	ev.Seq = o.lastSeq + 1
-	ev.TS = l.s.opts.Now().UnixMilli()
-	o.observe(ev)
-	l.record(ev)
 }
 
 func firstNonEmpty(ss ...string) string {

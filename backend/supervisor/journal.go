@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -35,8 +36,10 @@ type op struct {
 	seq   int64
 	ekind string
 	data  []byte
-	// finish
-	finish store.RunFinish
+	// finish: the whole row, so the write stands alone when the run's
+	// first write never landed, and the done event to store with it then
+	final *store.NewRun
+	done  *store.NewEvent
 
 	onFail func(error) // event ops: tell the run its events are not being saved
 	reply  chan error
@@ -223,7 +226,39 @@ func (j *journal) commit(batch []op) {
 		j.settle(batch, nil)
 		return
 	}
+	if store.IsDiskFull(err) {
+		j.diskFull(batch, err)
+		return
+	}
 	j.split(batch, err)
+}
+
+// diskFull fails a batch that found no room. Halving it would only repeat
+// the failure once per op (thousands of doomed transactions, and as many
+// log lines, for a flood), so its events fail together at once, and the few
+// run rows it holds (creates, starts, results: small, and what a waiting
+// caller needs) get one more try on their own.
+func (j *journal) diskFull(batch []op, err error) {
+	var rows, events []op
+	for _, o := range batch {
+		if o.kind == opEvent {
+			events = append(events, o)
+		} else {
+			rows = append(rows, o)
+		}
+	}
+	if len(events) > 0 {
+		j.log.Error("run events not saved", "err", err, "events", len(events))
+		j.settle(events, err)
+	}
+	if len(rows) == 0 {
+		return
+	}
+	if rerr := j.write(rows); rerr != nil {
+		j.split(rows, rerr)
+		return
+	}
+	j.settle(rows, nil)
 }
 
 func (j *journal) split(batch []op, err error) {
@@ -278,9 +313,17 @@ func (j *journal) settle(batch []op, err error) {
 // folded into that insert are skipped: a short run then costs one row write.
 func apply(b *store.Batch, batch []op) error {
 	created := map[string]*store.NewRun{}
+	var doneIn map[string]int64 // done events in this batch, by run
 	for i := range batch {
 		o := &batch[i]
 		switch o.kind {
+		case opEvent:
+			if o.ekind == string(executor.KindDone) {
+				if doneIn == nil {
+					doneIn = map[string]int64{}
+				}
+				doneIn[o.runID] = o.seq
+			}
 		case opCreate:
 			created[o.runID] = &store.NewRun{ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
 				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at}
@@ -291,8 +334,7 @@ func apply(b *store.Batch, batch []op) error {
 			}
 		case opFinish:
 			if nr := created[o.runID]; nr != nil {
-				f := o.finish
-				nr.Final = &f
+				nr.Final = o.final.Final
 			}
 		}
 	}
@@ -321,7 +363,11 @@ func apply(b *store.Batch, batch []op) error {
 			}
 		case opFinish:
 			if created[o.runID] == nil {
-				err = b.FinishRun(o.finish)
+				done := o.done
+				if seq, ok := doneIn[o.runID]; ok && done != nil && seq == done.Seq {
+					done = nil // written by this batch already
+				}
+				err = b.FinishOrSave(*o.final, done)
 			}
 		default:
 			err = errors.New("unknown journal op")

@@ -68,13 +68,21 @@ type Options struct {
 	// AbortGrace is how long an aborted run may take to end before the host
 	// abandons it (default 10 seconds).
 	AbortGrace time.Duration
-	Now        func() time.Time
+	// RetentionEvery is how often runs past the age budget have their
+	// events compacted (default 10 minutes), and RetentionGrace how long
+	// after a run ends, and its last reader left, the size budget waits
+	// (default 1 minute); see retention.go.
+	RetentionEvery time.Duration
+	RetentionGrace time.Duration
+	Now            func() time.Time
 }
 
 // Supervisor owns every live run of this process.
 type Supervisor struct {
-	opts    Options
-	journal *journal
+	opts      Options
+	journal   *journal
+	resave    *resaver
+	retention *retention
 
 	// Updates carries run lifecycle changes (created, running, finished).
 	Updates *bus.Broker[store.Run]
@@ -103,6 +111,8 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	// A failure that repeats is logged once per window, not per write.
+	opts.Log = slog.New(newRateLimited(opts.Log.Handler(), logWindow, time.Now))
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 30 * time.Minute
 	}
@@ -135,6 +145,10 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 		s.cancel()
 		return nil, err
 	}
+	s.resave = newResaver()
+	s.retention = newRetention(s, opts.RetentionEvery, opts.RetentionGrace)
+	go s.resaveLoop()
+	go s.retention.loop()
 	return s, nil
 }
 
@@ -166,10 +180,13 @@ type Handle struct {
 
 // Wait blocks until the run has finished and its result is saved, then
 // returns the final ledger row. ctx only bounds the wait, never the run.
+// When the result could not be saved it returns the run as the host now
+// shows it (failed) with an error wrapping ErrNotSaved: a result is never
+// reported before it is durable.
 func (h *Handle) Wait(ctx context.Context) (store.Run, error) {
 	select {
 	case <-h.live.finished:
-		return h.live.final, nil
+		return h.live.final, h.live.saveErr
 	case <-ctx.Done():
 		return store.Run{}, ctx.Err()
 	}
@@ -277,6 +294,9 @@ func (s *Supervisor) Abort(ctx context.Context, id string) error {
 	l := s.live[id]
 	s.mu.Unlock()
 	if l == nil {
+		if _, ok := s.unsaved(id); ok {
+			return ErrRunFinished
+		}
 		if _, err := s.opts.Store.GetRun(ctx, id); errors.Is(err, store.ErrNotFound) {
 			return ErrUnknownRun
 		}
@@ -337,16 +357,30 @@ func (s *Supervisor) AgentLive(agentID string) bool {
 	return false
 }
 
-// Live returns a snapshot of a run still in this process, if it is.
+// Live returns the host's own view of a run, when it has one that the
+// ledger may not show yet: a run still in this process, or one that ended
+// but whose result is not saved (which Live reports as it ended).
 func (s *Supervisor) Live(id string) (store.Run, bool) {
 	s.mu.Lock()
 	l := s.live[id]
 	c, claiming := s.claiming[id]
 	s.mu.Unlock()
-	if l == nil {
-		return c, claiming
+	if l != nil {
+		return l.snapshot(), true
 	}
-	return l.snapshot(), true
+	if claiming {
+		return c, true
+	}
+	return s.unsaved(id)
+}
+
+// Pending reports whether more of a run's events may still become durable:
+// it is live in this process, or claimed and about to start.
+func (s *Supervisor) Pending(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, claiming := s.claiming[id]
+	return s.live[id] != nil || claiming
 }
 
 // claimed notes a task run whose claim is committed but which is not live
@@ -397,6 +431,8 @@ func (s *Supervisor) Close(ctx context.Context) error {
 		<-waited
 		err = fmt.Errorf("runs did not stop in time: %w", ctx.Err())
 	}
+	s.retention.close()
+	s.stopResaver()
 	s.journal.close()
 	s.Updates.Close()
 	return err
@@ -421,39 +457,4 @@ func title(msg string) string {
 	}
 	r := []rune(msg)
 	return string(r[:max-1]) + "…"
-}
-
-// Watch returns a channel that receives a wake-up whenever more of run id's
-// events are durable. Wake-ups coalesce: one pending wake stands for any
-// number of commits, so a reader re-reads the store after each wake and
-// never misses the last one. Call cancel when done.
-func (s *Supervisor) Watch(id string) (wake <-chan struct{}, cancel func()) {
-	ch := make(chan struct{}, 1)
-	s.watchMu.Lock()
-	set := s.watchers[id]
-	if set == nil {
-		set = map[chan struct{}]struct{}{}
-		s.watchers[id] = set
-	}
-	set[ch] = struct{}{}
-	s.watchMu.Unlock()
-	return ch, func() {
-		s.watchMu.Lock()
-		defer s.watchMu.Unlock()
-		delete(s.watchers[id], ch)
-		if len(s.watchers[id]) == 0 {
-			delete(s.watchers, id)
-		}
-	}
-}
-
-func (s *Supervisor) notify(id string) {
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
-	for ch := range s.watchers[id] {
-		select {
-		case ch <- struct{}{}:
-		default: // a wake is already pending
-		}
-	}
 }

@@ -1,0 +1,121 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// finish writes the run's terminal state, synthesizing the done event when
+// the adapter did not deliver one, and releases waiters.
+func (l *liveRun) finish(o *outcome) {
+	s := l.s
+	now := s.opts.Now()
+	f := store.RunFinish{ID: l.id, EndedAt: now.UnixMilli(), InputTokens: o.usage.InputTokens, OutputTokens: o.usage.OutputTokens}
+	l.settleCost(o, &f)
+	if o.done != nil {
+		// The adapter reported its own end.
+		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
+		switch o.done.Reason {
+		case executor.DoneSuccess, executor.DoneMaxTurns:
+			f.Status = store.RunSucceeded
+		case executor.DoneAborted:
+			f.Status = store.RunAborted
+		default:
+			f.Status = store.RunFailed
+			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "run failed")
+		}
+		if o.hostError != "" {
+			f.Status, f.Error = store.RunFailed, o.hostError
+		}
+	} else {
+		// The host ends the run and writes the done event itself.
+		reason, status := executor.DoneError, store.RunFailed
+		msg := firstNonEmpty(o.hostError, o.fatalMsg, msgNoResult)
+		if o.abandoned && o.hostError == "" {
+			reason, status, msg = executor.DoneAborted, store.RunAborted, msgAbandoned
+		}
+		if o.notStarted {
+			reason, status, msg = executor.DoneAborted, store.RunAborted, msgNotStarted
+		}
+		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
+		l.synthesize(o, executor.Done(reason, msg))
+	}
+	if o.budgetStop != "" {
+		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
+	}
+	if o.timedOut {
+		f.Status = store.RunTimedOut
+		f.Error = fmt.Sprintf("idle timeout: no events for %s", s.opts.IdleTimeout)
+		if f.DoneReason == "" || f.DoneReason == string(executor.DoneSuccess) {
+			f.DoneReason = string(executor.DoneAborted)
+		}
+	}
+	f.LastSeq = o.lastSeq
+	if f.Session = encodeSession(l.sessionKey, o.session); f.Session != "" {
+		f.SessionKey = l.sessionKey
+	}
+	row := l.row(f)
+	// The journal retries a failed write with a short backoff; what still
+	// fails is handed to the resaver, and the run ends failed in memory.
+	if err := s.journal.call(context.Background(), op{kind: opFinish, runID: l.id, final: &row, done: l.doneRow}); err != nil {
+		s.opts.Log.Error("run result not saved", "run", l.id, "err", err)
+		l.saveErr = fmt.Errorf("%w: %w", ErrNotSaved, err)
+		f.Status, f.DoneReason, f.Error = store.RunFailed, string(executor.DoneError), notSavedMessage(err)
+		row.Final = &f
+	}
+	l.mu.Lock()
+	v := &l.view
+	v.Status, v.Summary, v.Error, v.CostUSD, v.LastSeq = f.Status, f.Summary, f.Error, f.CostUSD, f.LastSeq
+	v.InputTokens, v.OutputTokens = f.InputTokens, f.OutputTokens
+	dr := f.DoneReason
+	v.DoneReason = &dr
+	if f.CostKind != "" {
+		ck := f.CostKind
+		v.CostKind = &ck
+	}
+	ended := f.EndedAt
+	v.EndedAt = &ended
+	l.final = *v
+	l.mu.Unlock()
+	if l.saveErr != nil {
+		s.keepUnsaved(&unsavedRun{view: l.final, row: row, done: l.doneRow})
+	} else {
+		s.retention.ended(l.id, l.deltaBytes)
+	}
+	if l.task != nil {
+		l.finishTask(o, l.final)
+	}
+	s.Updates.PublishMust(l.final)
+	close(l.finished)
+}
+
+// synthesize appends a host-made event after the last one the adapter sent.
+func (l *liveRun) synthesize(o *outcome, ev executor.Event) {
+	ev.RunID = executor.RunID(l.id)
+	ev.Seq = o.lastSeq + 1
+	ev.TS = l.s.opts.Now().UnixMilli()
+	o.observe(ev)
+	l.record(ev)
+}
+
+// row is the run's whole ledger row in its final state f.
+func (l *liveRun) row(f store.RunFinish) store.NewRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v := l.view
+	r := store.NewRun{ID: l.id, RuntimeID: v.RuntimeID, AgentID: v.AgentID, Title: v.Title, CreatedAt: v.CreatedAt,
+		StartedAt: v.StartedAt, Final: &f}
+	if v.TaskID != nil {
+		r.TaskID = *v.TaskID
+	}
+	if v.TeamID != nil {
+		r.TeamID = *v.TeamID
+	}
+	if v.Model != nil {
+		r.Model = *v.Model
+	}
+	return r
+}
