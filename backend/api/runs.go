@@ -97,6 +97,11 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	// The run does not depend on this request: if the caller leaves, only
 	// the wait ends.
 	run, err := h.Wait(r.Context())
+	if errors.Is(err, supervisor.ErrNotSaved) {
+		// Ended, but not durable: never answer a result the ledger lacks.
+		notSaved(w, run.ID, err)
+		return
+	}
 	if err != nil {
 		return
 	}
@@ -206,8 +211,22 @@ func startFailed(w http.ResponseWriter, rt executor.ID, known bool, err error) b
 		}
 	case errors.Is(err, supervisor.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "%v", err)
+	case store.IsDiskFull(err):
+		writeError(w, http.StatusInsufficientStorage, "the disk is full: the run could not be recorded; free some disk space")
 	default:
 		writeError(w, http.StatusInternalServerError, "%v", err)
 	}
 	return true
+}
+
+// notSaved answers a run whose result could not be made durable: 507 when
+// the disk is full, else 500, with the run's id so the caller can look
+// again once the resaver has written it.
+func notSaved(w http.ResponseWriter, id string, err error) {
+	if store.IsDiskFull(err) {
+		writeJSON(w, http.StatusInsufficientStorage, map[string]any{"ok": false, "runId": id, "reason": "disk_full",
+			"error": "the disk is full: the run ended but its result could not be saved; free some disk space"})
+		return
+	}
+	writeJSON(w, http.StatusInternalServerError, map[string]any{"ok": false, "runId": id, "error": err.Error()})
 }

@@ -151,7 +151,7 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 		if len(rows) == 0 && settled {
 			return // finished but its log has no done: nothing more will come
 		}
-		if _, live := a.opts.Supervisor.Live(id); !live {
+		if !a.opts.Supervisor.Pending(id) {
 			// Its final events are durable before it leaves the live set;
 			// read once more, then stop.
 			settled = true
