@@ -87,7 +87,8 @@ func (s *Store) CompactRun(ctx context.Context, runID string) (CompactStats, err
 	if status == RunStarting || status == RunRunning {
 		return st, ErrRunLive
 	}
-	from := int64(0) // first seq the next chunk reads
+	from := int64(0)    // first seq the next chunk reads
+	carried := int64(0) // bytes of the merged event the next chunk starts at, if it wrote one
 	for {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -96,7 +97,7 @@ func (s *Store) CompactRun(ctx context.Context, runID string) (CompactStats, err
 		var next int64
 		var more bool
 		err := s.InTx(ctx, func(tx *sql.Tx) (err error) {
-			c, next, more, err = compactChunkTx(ctx, tx, runID, from)
+			c, next, carried, more, err = compactChunkTx(ctx, tx, runID, from, carried)
 			return err
 		})
 		if err != nil {
@@ -116,12 +117,13 @@ func (s *Store) CompactRun(ctx context.Context, runID string) (CompactStats, err
 // compactChunkTx merges the deltas among up to compactChunk events from seq
 // `from` on. It reports where the next chunk starts: at the last merged
 // event when its stretch may go on past this chunk, so the next chunk keeps
-// merging into it.
-func compactChunkTx(ctx context.Context, tx *sql.Tx, runID string, from int64) (st CompactStats, next int64, more bool, err error) {
+// merging into it (carry is then that event's size, which the next chunk
+// does not count as removed or written again).
+func compactChunkTx(ctx context.Context, tx *sql.Tx, runID string, from, carried int64) (st CompactStats, next, carry int64, more bool, err error) {
 	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, data FROM run_events WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
 		runID, from, compactChunk)
 	if err != nil {
-		return st, 0, false, err
+		return st, 0, 0, false, err
 	}
 	type row struct {
 		seq  int64
@@ -133,16 +135,16 @@ func compactChunkTx(ctx context.Context, tx *sql.Tx, runID string, from int64) (
 		var r row
 		if err := rows.Scan(&r.seq, &r.kind, &r.data); err != nil {
 			rows.Close()
-			return st, 0, false, err
+			return st, 0, 0, false, err
 		}
 		all = append(all, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return st, 0, false, err
+		return st, 0, 0, false, err
 	}
 	if len(all) == 0 {
-		return st, from, false, nil
+		return st, from, 0, false, nil
 	}
 	more = len(all) == compactChunk
 	var cur *stretch
@@ -175,34 +177,42 @@ func compactChunkTx(ctx context.Context, tx *sql.Tx, runID string, from int64) (
 		cur.text.WriteString(d.Text)
 	}
 	next = all[len(all)-1].seq + 1
+	var open *stretch
 	if more && cur != nil && all[len(all)-1].kind == "text-delta" {
 		// The stretch may continue in the next chunk: merge what it has so
 		// far and start the next chunk at it.
-		next = cur.last
+		next, open = cur.last, cur
 		if cur.n > 1 {
 			done = append(done, cur)
 		}
 		cur = nil
 	}
 	closeCur()
+	if carried > 0 && len(done) > 0 && done[0].first == from {
+		// The carried event is merged again: it was counted when written.
+		st.Deleted, st.Written, st.BytesBefore, st.BytesAfter = -1, -1, -carried, -carried
+	}
 	for _, m := range done {
 		ev := m.head
 		ev.Text = m.text.String()
 		data, err := json.Marshal(ev)
 		if err != nil {
-			return st, 0, false, err
+			return st, 0, 0, false, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM run_events WHERE run_id = ? AND seq BETWEEN ? AND ?`, runID, m.first, m.last); err != nil {
-			return st, 0, false, err
+			return st, 0, 0, false, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_events(run_id, seq, kind, data) VALUES (?, ?, 'text-delta', ?)`,
 			runID, m.last, string(data)); err != nil {
-			return st, 0, false, err
+			return st, 0, 0, false, err
 		}
 		st.Deleted += m.n
 		st.Written++
 		st.BytesBefore += m.bytes
 		st.BytesAfter += int64(len(data))
+		if m == open {
+			carry = int64(len(data))
+		}
 	}
-	return st, next, more, nil
+	return st, next, carry, more, nil
 }

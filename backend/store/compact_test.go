@@ -119,10 +119,14 @@ func TestCompactRunAcrossChunksAndTextCap(t *testing.T) {
 	}
 	evs = append(evs, ev{Kind: "done", Reason: "success"})
 	seedRun(t, s, "big", true, evs)
-	if _, err := s.CompactRun(ctx, "big"); err != nil {
+	st, err := s.CompactRun(ctx, "big")
+	if err != nil {
 		t.Fatal(err)
 	}
 	log := storedLog(t, s, "big")
+	if st.Deleted != int64(n) || st.Written != int64(len(log)-1) || st.Runs != 1 {
+		t.Fatalf("stats %+v for %d deltas into %d events", st, n, len(log)-1)
+	}
 	var joined strings.Builder
 	for _, e := range log[:len(log)-1] {
 		if e.Kind != "text-delta" || len(e.Text) > maxMergedText {

@@ -10,7 +10,14 @@
 //   - Reads use a separate query-only pool, so readers never block the writer
 //     and can never write by accident.
 //   - Checkpoints run beside the writer on their own connection (see
-//     checkpoint.go), never inside a commit, and keep the WAL bounded.
+//     checkpoint.go), never inside a commit, and keep the WAL bounded; a
+//     WAL file left large by bulk writes is truncated.
+//   - A run's event seqs only increase. Compaction (compact.go) may merge a
+//     finished run's text deltas into their text, keeping every other event;
+//     a live run's log is never rewritten.
+//   - A run's final write (FinishOrSave) is enough on its own to leave the
+//     run durable, so a run whose first write was lost to a full disk can
+//     still be saved. IsDiskFull names that failure; nothing here retries.
 //   - Migrations are embedded, numbered, applied in order inside one
 //     transaction each at Open, and never edited once shipped. A database
 //     from a newer build is refused rather than guessed at.

@@ -14,6 +14,16 @@
 //   - Events are persisted in order through one writer (the journal) and no
 //     event the host read is dropped; when they cannot be saved (a full
 //     disk) the run is stopped with a clear error rather than streaming on.
+//   - A run's result is reported (Handle.Wait, Live) only once its row is
+//     durable. A final write that fails after the journal's retries ends the
+//     run failed in memory, saying its result was not saved; the host never
+//     shows it running or succeeded, and keeps writing that row with a
+//     backoff until it lands (persist.go).
+//   - Identical warnings and errors are logged once per window, with a
+//     count (ratelog.go), so a failing disk cannot flood the log.
+//   - Finished runs' text deltas are compacted past the retention budgets
+//     (retention.go), off the runs' path and never while someone streams
+//     the run for the size rule.
 //   - Readers tail the store (Watch wakes them after each commit), so a
 //     replay and a live stream are the same code path.
 //   - At start-up, runs a previous process left live are marked failed.
