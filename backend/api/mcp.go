@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"strconv"
@@ -51,4 +52,29 @@ func (a *API) mcpBase(r *http.Request) string {
 		}
 	}
 	return defaultMCPBase
+}
+
+// mcpRotator is what POST /api/mcp/token/rotate needs of the hub.
+type mcpRotator interface {
+	RotateToken(ctx context.Context) (masked string, err error)
+}
+
+// rotateMCPToken answers POST /api/mcp/token/rotate: a new install token,
+// stored in the vault and served at once. Every client configured with the
+// old one stops working (runs in progress keep their own tokens; an
+// OpenClaw Gateway is registered again when it was). The answer shows the
+// new token masked only: `clawboo mcp config` prints it.
+func (a *API) rotateMCPToken(w http.ResponseWriter, r *http.Request) {
+	rt, ok := a.opts.MCP.(mcpRotator)
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, "the MCP servers are not running")
+		return
+	}
+	masked, err := rt.RotateToken(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "rotate the MCP attach token: %v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"token": masked,
+		"next": "the old token no longer works; `clawboo mcp config` prints the configuration with the new one"})
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -128,5 +129,58 @@ func TestMCPMountGates(t *testing.T) {
 		if resp.StatusCode != tc.code {
 			t.Errorf("%s: %d %s", tc.name, resp.StatusCode, b)
 		}
+	}
+}
+
+// POST /api/mcp/token/rotate replaces the install token: stored first,
+// served at once, the old one refused; the answer shows it masked only.
+func TestMCPTokenRotate(t *testing.T) {
+	const token = "api-test-attach-token-0123456789-LAST"
+	var saved string
+	hub, err := mcp.New(mcp.Options{Token: token, BindingKey: []byte("api-test-binding-key-0123456789"),
+		SaveToken: func(_ context.Context, tok string) error { saved = tok; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hub.Close()
+	srv := httptest.NewServer(New(Options{MCP: hub}))
+	defer srv.Close()
+	init := func(tok string) int {
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp/tasks", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if init(token) != 200 {
+		t.Fatal("the token before rotation")
+	}
+	resp, err := http.Post(srv.URL+"/api/mcp/token/rotate", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(saved) < 43 || strings.Contains(string(body), saved) || strings.Contains(string(body), saved[:12]) ||
+		!strings.Contains(string(body), `"token":"••••`+saved[len(saved)-4:]+`"`) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if init(token) != 401 || init(saved) != 200 {
+		t.Fatal("the old token is still served, or the new one is not")
+	}
+	rec := httptest.NewRecorder()
+	New(Options{MCP: hub}).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/token/rotate", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatal(rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	New(Options{}).ServeHTTP(rec, httptest.NewRequest("POST", "http://127.0.0.1/api/mcp/token/rotate", strings.NewReader("{}")))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatal(rec.Code)
 	}
 }
