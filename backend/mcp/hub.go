@@ -37,6 +37,9 @@ type Options struct {
 	// SaveToken stores a rotated install token (the vault) before it is
 	// served; nil keeps a rotation in memory only (tests).
 	SaveToken func(ctx context.Context, token string) error
+	// Rotated runs after a rotation is served (the host re-registers the
+	// OpenClaw Gateway, whose token changed with it); nil: nothing.
+	Rotated   func(ctx context.Context)
 	Store     *store.Store
 	Board     TaskBoard
 	Approvals Approver
@@ -74,7 +77,7 @@ func New(o Options) (*Hub, error) {
 	}
 	h := &Hub{opts: o, signer: NewSigner(o.BindingKey), servers: map[string]*server.MCPServer{},
 		http: map[string]*server.StreamableHTTPServer{}, creds: newCredentials(o.Token, o.BindingKey),
-		sessions: newSessionTable(sessionIdle, maxSessions, o.Now)}
+		sessions: newSessionTable(sessionIdle, maxSessions, o.Now, o.Log)}
 	builders := map[string]func(*Hub) (*server.MCPServer, error){
 		Tasks: newTasksServer, Memory: newMemoryServer, Tools: newToolsServer, TeamChat: newTeamChatServer,
 	}
@@ -161,7 +164,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		defer context.AfterFunc(cred.run.ctx, cancel)()
 	}
-	owner := sessionOwner{cred: cred.sum, binding: b}
+	owner := sessionOwner{cred: cred.sum, kind: cred.kind, binding: b}
 	// mcp-go validates the ids of POSTs (through sessionIDs) but opens a
 	// stream for any id a GET names, so GET and DELETE are checked here.
 	if sid := r.Header.Get(server.HeaderKeySessionID); sid != "" && r.Method != http.MethodPost {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -27,9 +28,11 @@ const (
 	maxSessions = 10000            // beyond this the least recently used is dropped
 )
 
-// sessionOwner is who opened a session: the token's hash and the binding.
+// sessionOwner is who opened a session: the token's hash (and kind) and
+// the binding.
 type sessionOwner struct {
 	cred    [32]byte
+	kind    credKind
 	binding Binding
 }
 
@@ -44,14 +47,15 @@ type sessionTable struct {
 	idle time.Duration
 	max  int
 	now  func() time.Time
+	log  *slog.Logger
 
 	mu        sync.Mutex
 	m         map[string]*sessionEntry
 	lastPrune time.Time
 }
 
-func newSessionTable(idle time.Duration, max int, now func() time.Time) *sessionTable {
-	return &sessionTable{idle: idle, max: max, now: now, m: map[string]*sessionEntry{}}
+func newSessionTable(idle time.Duration, max int, now func() time.Time, log *slog.Logger) *sessionTable {
+	return &sessionTable{idle: idle, max: max, now: now, log: log, m: map[string]*sessionEntry{}}
 }
 
 // sessionState is what check found.
@@ -75,6 +79,10 @@ func (t *sessionTable) open(srv string, o sessionOwner) string {
 		t.pruneLocked(now)
 	}
 	t.m[id] = &sessionEntry{server: srv, owner: o, last: now}
+	// Who attached with what kind of token (never the token): how a
+	// person, and the tests, see that runs attach with their own.
+	t.log.Debug("MCP session opened", "server", srv, "credential", o.kind.String(),
+		"team", o.binding.TeamID, "agent", o.binding.AgentID)
 	return id
 }
 

@@ -44,6 +44,19 @@ const (
 	credRun
 )
 
+// String names the kind in logs.
+func (k credKind) String() string {
+	switch k {
+	case credInstall:
+		return "install"
+	case credGateway:
+		return "gateway"
+	case credRun:
+		return "run"
+	}
+	return "none"
+}
+
 // credential is a request's verified token: its kind, its hash (which
 // names the sessions it opens) and, for a run token, the run.
 type credential struct {
@@ -203,5 +216,8 @@ func (h *Hub) RotateToken(ctx context.Context) (masked string, err error) {
 	h.sessions.dropCred(oldInstall)
 	h.sessions.dropCred(oldGateway)
 	h.opts.Log.Info("MCP attach token rotated; clients with the old one must be given the new one")
+	if h.opts.Rotated != nil {
+		h.opts.Rotated(ctx)
+	}
 	return MaskToken(tok), nil
 }

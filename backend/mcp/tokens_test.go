@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -397,7 +398,7 @@ func TestSessionIDsAreTracked(t *testing.T) {
 // The table is bounded: past its cap the least recently used id goes.
 func TestSessionTableIsBounded(t *testing.T) {
 	now := time.Unix(0, 0)
-	tab := newSessionTable(time.Hour, 3, func() time.Time { return now })
+	tab := newSessionTable(time.Hour, 3, func() time.Time { return now }, slog.New(slog.DiscardHandler))
 	o := sessionOwner{binding: Binding{TeamID: "t"}}
 	var ids []string
 	for range 3 {
