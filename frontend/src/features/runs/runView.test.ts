@@ -201,6 +201,17 @@ describe('status and error text', () => {
     expect(runErrorText(null, { done: null, errors })).toBe('boom');
     expect(runErrorText(null, { done: { reason: 'success', summary: 'ok' }, errors: [] })).toBe('');
   });
+
+  it('says "Disk full" for a run the full disk stopped or left unsaved', () => {
+    const notSaved = "the disk is full: the run's result could not be saved; free some disk space";
+    expect(runErrorText(run({ status: 'failed', error: notSaved }), { done: null, errors: [] })).toBe(
+      "Disk full: the run's result could not be saved; free some disk space",
+    );
+    const events = 'the disk is full: run events could not be saved';
+    expect(runErrorText(null, { done: { reason: 'error', summary: events }, errors: [] })).toBe(
+      'Disk full: run events could not be saved',
+    );
+  });
 });
 
 describe('TextBuffer', () => {

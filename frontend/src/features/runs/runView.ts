@@ -7,6 +7,7 @@
 import type { DoneReason, Phase, RunEvent, RunStatus, Run } from '../../lib/api/types';
 import { isTerminal } from '../../lib/api/types';
 import { TextBuffer, type TextView } from './textBuffer';
+import { diskFullText } from '../../lib/api/errors';
 
 export interface Limits {
   /** Characters of text kept per channel. */
@@ -280,8 +281,8 @@ export function canAbort(record: Run | null, view: Pick<RunView, 'done'>): boole
 
 /** The error text to show for a run, or "" when it has none. */
 export function runErrorText(record: Run | null, view: Pick<RunView, 'done' | 'errors'>): string {
-  if (record?.error) return record.error;
-  if (view.done?.reason === 'error') return view.done.summary || 'the run failed';
+  if (record?.error) return diskFullText(record.error);
+  if (view.done?.reason === 'error') return diskFullText(view.done.summary || 'the run failed');
   const fatal = [...view.errors].reverse().find((e) => e.fatal);
   return fatal?.message ?? '';
 }

@@ -1,10 +1,18 @@
 // What the Spend page shows: the ledger by day (last 30 days), by runtime
-// and by kind, worktree disk use, and the budgets. Started while the page is
+// and by kind, worktree disk use beside the database's, and the budgets. Started while the page is
 // open: re-read on every (re)connect and, shortly after, whenever a run ends
 // (its charge is in the ledger by then); budgets follow "budget" events.
 
 import { describeError, type ApiClient } from '../../lib/api/client';
-import type { Budget, BudgetEvent, BudgetRequest, BudgetScope, SpendSummary, WorktreeUsage } from '../../lib/api/boardTypes';
+import type {
+  Budget,
+  BudgetEvent,
+  BudgetRequest,
+  BudgetScope,
+  SpendSummary,
+  StorageUsage,
+  WorktreeUsage,
+} from '../../lib/api/boardTypes';
 import { decodeBudgetEvent } from '../../lib/api/boardDecode';
 import { decodeRun } from '../../lib/api/decode';
 import { isTerminal } from '../../lib/api/types';
@@ -22,6 +30,8 @@ export class SpendStore {
   byRuntime = $state.raw<SpendSummary | null>(null);
   byKind = $state.raw<SpendSummary | null>(null);
   worktrees = $state.raw<WorktreeUsage | null>(null);
+  /** The database's files (and the retention budgets that bound its event log). */
+  storage = $state.raw<StorageUsage | null>(null);
   budgets = $state.raw<Budget[]>([]);
   /** The last threshold crossing the stream reported, for the banner. */
   crossing = $state.raw<BudgetEvent | null>(null);
@@ -66,11 +76,12 @@ export class SpendStore {
   async refresh(): Promise<void> {
     const days = lastDays(CHART_DAYS, Date.now());
     try {
-      const [byDay, byRuntime, byKind, worktrees, budgets] = await Promise.all([
+      const [byDay, byRuntime, byKind, worktrees, storage, budgets] = await Promise.all([
         this.api.spend('day', { since: days[0]! }),
         this.api.spend('runtime'),
         this.api.spend('kind'),
         this.api.worktrees(),
+        this.api.storage(),
         this.api.budgets(),
       ]);
       this.days = days;
@@ -78,6 +89,7 @@ export class SpendStore {
       this.byRuntime = byRuntime;
       this.byKind = byKind;
       this.worktrees = worktrees;
+      this.storage = storage;
       this.budgets = budgets.reduce<Budget[]>((l, b) => upsertBudget(l, b), []);
       this.loaded = true;
       this.error = '';

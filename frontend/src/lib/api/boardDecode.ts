@@ -10,6 +10,7 @@ import type {
   Comment,
   RecentRepo,
   SpendSummary,
+  StorageUsage,
   Task,
   TaskDetail,
   TaskDiff,
@@ -111,6 +112,19 @@ export function decodeDiff(v: unknown): TaskDiff {
 export function decodeWorktreeUsage(v: unknown): WorktreeUsage {
   need(isObject(v) && typeof v.totalBytes === 'number' && Array.isArray(v.worktrees), 'worktrees is not {totalBytes, worktrees}');
   return v as unknown as WorktreeUsage;
+}
+
+export function decodeStorage(v: unknown): StorageUsage {
+  need(
+    isObject(v) &&
+      typeof v.databaseBytes === 'number' &&
+      typeof v.walBytes === 'number' &&
+      typeof v.freeBytes === 'number' &&
+      typeof v.worktreeBytes === 'number' &&
+      isObject(v.retention),
+    'storage is not {databaseBytes, walBytes, freeBytes, worktreeBytes, retention}',
+  );
+  return v as unknown as StorageUsage;
 }
 
 export function decodeBudget(v: unknown): Budget {

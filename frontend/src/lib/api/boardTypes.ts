@@ -139,6 +139,16 @@ export interface WorktreeUsage {
   worktrees: { taskId: string; path: string; repoPath: string; bytes: number }[];
 }
 
+/** GET /api/storage: the disk Clawboo's own data takes, and the event log's retention budgets. */
+export interface StorageUsage {
+  databaseBytes: number;
+  walBytes: number;
+  /** Empty pages inside the database file (left by compaction), reused before it grows. */
+  freeBytes: number;
+  worktreeBytes: number;
+  retention: { compactAfterHours: number; compactOverBytes: number };
+}
+
 /** The "task" and "comment" events of /api/events. */
 export type BoardEvent = { kind: 'task'; task: Task } | { kind: 'comment'; comment: Comment };
 

@@ -45,6 +45,26 @@ describe('ApiClient', () => {
     expect((err as ApiError).message).toBe("unknown runtime 'nope'");
   });
 
+  it('says "Disk full" when the backend answers 507', async () => {
+    const error = 'the disk is full: the run ended but its result could not be saved';
+    const { client } = fake(507, { ok: false, runId: 'r1', reason: 'disk_full', error });
+    const err = await client.startRun('clawboo-mock', { message: 'x' }).catch((e: unknown) => e);
+    expect((err as ApiError).status).toBe(507);
+    expect((err as ApiError).reason).toBe('disk_full');
+    expect(describeError(err)).toBe('Disk full: the run ended but its result could not be saved');
+    expect(describeError(new ApiError(507, 'no room for the setting'))).toBe('Disk full: no room for the setting');
+    expect(describeError(new ApiError(409, 'run already finished'))).toBe('run already finished');
+  });
+
+  it('reads the storage sizes and refuses a malformed answer', async () => {
+    const retention = { compactAfterHours: 24, compactOverBytes: 1 };
+    const body = { databaseBytes: 10, walBytes: 0, freeBytes: 0, worktreeBytes: 5, retention };
+    const { client, seen } = fake(200, body);
+    expect(await client.storage()).toEqual(body);
+    expect(seen[0]).toMatchObject({ url: '/api/storage', method: 'GET' });
+    await expect(fake(200, { databaseBytes: 1 }).client.storage()).rejects.toThrow(DecodeError);
+  });
+
   it('describes a non-JSON error by its status', async () => {
     const { client } = fake(502, '<html>bad gateway</html>', true);
     await expect(client.health()).rejects.toThrow('the backend answered 502');

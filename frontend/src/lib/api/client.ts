@@ -24,6 +24,7 @@ import {
   decodeRecentRepos,
   decodeResume,
   decodeSpend,
+  decodeStorage,
   decodeTaskAnswer,
   decodeTaskDetail,
   decodeTasks,
@@ -39,6 +40,7 @@ import type {
   RecentRepo,
   SpendBy,
   SpendSummary,
+  StorageUsage,
   Task,
   TaskDetail,
   TaskDiff,
@@ -64,7 +66,7 @@ import type {
   StartRunRequest,
 } from './types';
 
-export { ApiError, describeError, errorFromResponse, isAbort, type FetchFn } from './errors';
+export { ApiError, describeError, diskFullText, errorFromResponse, isAbort, isDiskFull, type FetchFn } from './errors';
 
 const rt = (id: string): string => `/api/runtimes/${encodeURIComponent(id)}`;
 const task = (id: string): string => `/api/board/${encodeURIComponent(id)}`;
@@ -224,6 +226,11 @@ export class ApiClient {
 
   async worktrees(signal?: AbortSignal): Promise<WorktreeUsage> {
     return decodeWorktreeUsage(await this.request('GET', '/api/worktrees', undefined, signal));
+  }
+
+  /** The database's size beside the worktrees', and the event log's retention budgets. */
+  async storage(signal?: AbortSignal): Promise<StorageUsage> {
+    return decodeStorage(await this.request('GET', '/api/storage', undefined, signal));
   }
 
   async recentRepos(signal?: AbortSignal): Promise<RecentRepo[]> {

@@ -42,9 +42,30 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
   return new ApiError(res.status, message, reason);
 }
 
+/** HTTP 507: the backend could not save something because its disk is full. */
+export const INSUFFICIENT_STORAGE = 507;
+
+/** True for words that say the disk Clawboo keeps its data on is full. */
+export function isDiskFull(text: string): boolean {
+  return /disk is full/i.test(text);
+}
+
+/**
+ * "Disk full: …" for a message saying the disk is full (a 507 answer, a run's
+ * recorded error), so it reads the same everywhere; other messages unchanged.
+ */
+export function diskFullText(message: string): string {
+  if (!isDiskFull(message)) return message;
+  const rest = message.replace(/^(the )?(database or )?disk is full[:;,.]?\s*/i, '');
+  return rest ? `Disk full: ${rest}` : 'Disk full';
+}
+
 /** Words for a failure that may not be an ApiError (a network error, a decode error). */
 export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof ApiError && err.status === INSUFFICIENT_STORAGE && !isDiskFull(err.message)) {
+    return err.message ? `Disk full: ${err.message}` : 'Disk full';
+  }
+  if (err instanceof ApiError) return diskFullText(err.message);
   if (err instanceof DOMException && err.name === 'AbortError') return 'cancelled';
   if (err instanceof TypeError) return UNREACHABLE;
   if (err instanceof Error) return err.message;
