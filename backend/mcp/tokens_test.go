@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -14,75 +13,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// legacyVersion is a protocol version with sessions (initialize and
-// Mcp-Session-Id), as the CLIs speak it.
-const legacyVersion = "2025-06-18"
-
-// rawMCP is one JSON-RPC POST to url with token and (when not empty) a
-// session id; it returns the status, the session id the server answered
-// with, and the body.
-func rawMCP(t *testing.T, method, url, token, sid, body string) (int, string, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	// A GET that opened a stream is read no further than its headers.
-	var b []byte
-	if method != http.MethodGet || resp.StatusCode != http.StatusOK {
-		b, _ = io.ReadAll(resp.Body)
-	}
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
-}
-
-const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + legacyVersion +
-	`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-
-const whoamiBody = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
-
-// openSession initializes a legacy session and returns its id (fatal unless
-// the server answered 200 with one).
-func openSession(t *testing.T, url, token string) string {
-	t.Helper()
-	code, sid, body := rawMCP(t, http.MethodPost, url, token, "", initBody)
-	if code != http.StatusOK || sid == "" {
-		t.Fatalf("initialize %s: %d %q %s", url, code, sid, body)
-	}
-	return sid
-}
-
-// whoami calls the test hub's whoami tool in a session; "" with the status
-// when the server refused.
-func whoami(t *testing.T, url, token, sid string) (int, string) {
-	t.Helper()
-	code, _, body := rawMCP(t, http.MethodPost, url, token, sid, whoamiBody)
-	if code != http.StatusOK {
-		return code, ""
-	}
-	i := strings.Index(body, `{\"`)
-	j := strings.LastIndex(body, `}"`)
-	if i < 0 || j < i {
-		t.Fatalf("whoami answered %s", body)
-	}
-	return code, strings.ReplaceAll(body[i:j+1], `\"`, `"`)
-}
 
 // A run token's session is bound to its run whatever the URL says: no
 // query is bound, its own signed query works, another identity's signed
@@ -315,83 +245,44 @@ func TestRotateToken(t *testing.T) {
 	}
 }
 
-// Session ids are the Hub's: an unknown (well-formed) id, another
-// server's, another token's or binding's, and one idle past the TTL are
-// all 404; a client ends only its own session.
-func TestSessionIDsAreTracked(t *testing.T) {
+// A session belongs to the token that opened it: another token cannot use
+// or end it, a run token's sessions go with the token, and what expired
+// is forgotten as new sessions open.
+func TestSessionTiedToItsToken(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	h := newTestHub(t, Options{Now: clock})
+	h := newTestHub(t, Options{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	tasks, memory := srv.URL+"/mcp/tasks", srv.URL+"/mcp/memory"
+	tasks := srv.URL + "/mcp/tasks"
 	runTok, revoke, _ := h.IssueRunToken(Binding{TeamID: "t", AgentID: "a"})
 	defer revoke()
-	bound := tasks + "?" + h.Signer().Query(Binding{TeamID: "t"})
-
 	sid := openSession(t, tasks, testToken)
-	if code, got := whoami(t, tasks, testToken, sid); code != 200 || got == "" {
-		t.Fatalf("own session: %d", code)
-	}
-	for name, c := range map[string]struct{ url, token, sid string }{
-		"unknown id":        {tasks, testToken, "mcp-session-6f1c2b0e-8a53-4c1e-9d5e-0b7f8a9c1d2e"},
-		"another server":    {memory, testToken, sid},
-		"another token":     {tasks, runTok, sid},
-		"another binding":   {bound, testToken, sid},
-		"malformed id":      {tasks, testToken, "nope"},
-		"a minted-like id":  {tasks, testToken, "mcp-session-" + strings.Repeat("0", 32)},
-		"a run token's own": {tasks, runTok, "mcp-session-unrecorded"},
-	} {
-		if code, _ := whoami(t, c.url, c.token, c.sid); code != http.StatusNotFound {
-			t.Fatalf("%s: %d, want 404", name, code)
-		}
-		// A GET (the listening stream) is checked too.
-		if code, _, _ := rawMCP(t, http.MethodGet, c.url, c.token, c.sid, ""); code != http.StatusNotFound {
-			t.Fatalf("GET with %s: %d, want 404", name, code)
+	for _, id := range []string{sid, "mcp-session-unrecorded"} {
+		if code, _ := whoami(t, tasks, runTok, id); code != http.StatusNotFound {
+			t.Fatalf("another token's session %s: %d", id, code)
 		}
 	}
-	// Another owner cannot end the session; its owner can.
 	if code, _, _ := rawMCP(t, http.MethodDelete, tasks, runTok, sid, ""); code == http.StatusOK {
 		t.Fatal("another token ended the session")
 	}
 	if code, _ := whoami(t, tasks, testToken, sid); code != 200 {
-		t.Fatalf("session after a foreign DELETE: %d", code)
+		t.Fatalf("the session after a foreign DELETE: %d", code)
 	}
-	if code, _, _ := rawMCP(t, http.MethodDelete, tasks, testToken, sid, ""); code != http.StatusOK {
-		t.Fatalf("DELETE: %d", code)
+	openSession(t, tasks, runTok)
+	if h.sessions.count() != 2 {
+		t.Fatal(h.sessions.count())
 	}
-	if code, _ := whoami(t, tasks, testToken, sid); code != http.StatusNotFound {
-		t.Fatalf("a deleted session: %d", code)
+	revoke()
+	if h.sessions.count() != 1 {
+		t.Fatalf("a revoked token's session is still recorded (%d)", h.sessions.count())
 	}
-
-	// Idle TTL: used within it a session lives on; idle past it, it is gone.
-	sid = openSession(t, tasks, testToken)
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	advance(sessionIdle - time.Minute)
-	if code, _ := whoami(t, tasks, testToken, sid); code != 200 {
-		t.Fatalf("a session used within the TTL: %d", code)
-	}
-	advance(sessionIdle - time.Minute)
-	if code, _ := whoami(t, tasks, testToken, sid); code != 200 {
-		t.Fatalf("a session kept alive: %d", code)
-	}
-	advance(sessionIdle + time.Second)
-	if code, _ := whoami(t, tasks, testToken, sid); code != http.StatusNotFound {
-		t.Fatalf("an idle session: %d, want 404", code)
-	}
-	if code, _, _ := rawMCP(t, http.MethodGet, tasks, testToken, sid, ""); code != http.StatusNotFound {
-		t.Fatalf("GET on an idle session: %d, want 404", code)
-	}
-	// A fresh initialize works, and the table forgets what expired.
-	sid = openSession(t, tasks, testToken)
-	if code, _ := whoami(t, tasks, testToken, sid); code != 200 {
-		t.Fatal(code)
-	}
-	advance(sessionIdle + time.Second)
+	mu.Lock()
+	now = now.Add(sessionIdle + time.Second)
+	mu.Unlock()
 	openSession(t, tasks, testToken)
 	if n := h.sessions.count(); n != 1 {
-		t.Fatalf("%d sessions recorded, want 1", n)
+		t.Fatalf("%d sessions recorded, want 1 (the expired one forgotten)", n)
 	}
 }
 
