@@ -42,8 +42,8 @@ func openClaude(b *Backend, opts Options) executor.Adapter {
 			k, _ := b.Vault.Resolve(ctx, string(executor.ClaudeCode), claudeKeyName)
 			return k
 		},
-		MCP: func(_ context.Context, req executor.StartRequest) (claudecode.MCPServers, error) {
-			return b.claudeMCP(req)
+		MCP: func(ctx context.Context, req executor.StartRequest) (claudecode.MCPServers, error) {
+			return b.claudeMCP(ctx, req)
 		},
 		Environ:    environ,
 		ScratchDir: filepath.Join(b.Config.Home, "runtimes", string(executor.ClaudeCode), "scratch"),
@@ -52,15 +52,11 @@ func openClaude(b *Backend, opts Options) executor.Adapter {
 }
 
 // claudeMCP is a run's attachment to the MCP servers: every server's URL
-// with the run's signed binding, and the attach token. Nothing while the
-// server is not listening (there is nothing a child could reach).
-func (b *Backend) claudeMCP(req executor.StartRequest) (claudecode.MCPServers, error) {
-	base := b.BaseURL()
-	if b.MCP == nil || base == "" {
-		return claudecode.MCPServers{}, nil
-	}
-	a, err := b.MCP.Attach(base, mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID}, false)
-	if err != nil {
+// with the run's signed binding, and the run's own token (revoked when
+// the run ends). Nothing when there is nothing to attach (see runAttach).
+func (b *Backend) claudeMCP(ctx context.Context, req executor.StartRequest) (claudecode.MCPServers, error) {
+	a, ok, err := b.runAttach(ctx, req.TeamID, req.AgentID)
+	if !ok || err != nil {
 		return claudecode.MCPServers{}, err
 	}
 	return claudecode.MCPServers{URLs: a.URLs, Token: a.Clients[mcp.ClientCodex].Env[mcp.TokenEnv]}, nil

@@ -32,11 +32,12 @@ const claudeTestKey = "sk-ant-SENTINEL-claude-7d41c9e0b3"
 // runtimes-protocols.md section 2.1 gives them), with the key in the
 // vault.
 type claudeRig struct {
-	b    *Backend
-	h    http.Handler
-	home string
-	logs *syncBuffer
-	fake *fakeanthropic.Server
+	b      *Backend
+	h      http.Handler
+	home   string
+	getenv func(string) string // the backend's environment (the vault's too)
+	logs   *syncBuffer
+	fake   *fakeanthropic.Server
 }
 
 func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
@@ -76,7 +77,7 @@ func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 	if err := b.Vault.Set(ctx, claudeKeyName, claudeTestKey); err != nil {
 		t.Fatal(err)
 	}
-	return &claudeRig{b: b, h: b.Handler(), home: home, logs: logs, fake: fake}
+	return &claudeRig{b: b, h: b.Handler(), home: home, getenv: getenv, logs: logs, fake: fake}
 }
 
 // noKey fails when the key or the MCP attach token is in the run's

@@ -14,8 +14,8 @@ func init() { cliOpeners = append(cliOpeners, openCodex) }
 // openCodex builds the Codex runtime: the binary from the resolver (PATH
 // and the per-user install folders), managed homes under the Clawboo
 // home seeded from the user's own CODEX_HOME, keys from the vault, and
-// Clawboo's MCP servers attached for the run's team and agent (the
-// attach token travels only in the child's environment).
+// Clawboo's MCP servers attached for the run's team and agent (the run's
+// own token travels only in the child's environment).
 func openCodex(b *Backend, opts Options) executor.Adapter {
 	getenv, environ := opts.Getenv, opts.Environ
 	if getenv == nil {
@@ -36,22 +36,19 @@ func openCodex(b *Backend, opts Options) executor.Adapter {
 			k, _ := b.Vault.Resolve(ctx, string(executor.Codex), name)
 			return k
 		},
-		Attach: func(_ context.Context, req executor.StartRequest) (*codex.MCP, error) {
-			return b.codexMCP(req)
+		Attach: func(ctx context.Context, req executor.StartRequest) (*codex.MCP, error) {
+			return b.codexMCP(ctx, req)
 		},
 		Log: b.log.With("part", "codex"),
 	})
 }
 
-// codexMCP is a run's attachment to the MCP servers, or nil while the
-// server is not listening (nothing to attach to).
-func (b *Backend) codexMCP(req executor.StartRequest) (*codex.MCP, error) {
-	base := b.BaseURL()
-	if b.MCP == nil || base == "" {
-		return nil, nil
-	}
-	a, err := b.MCP.Attach(base, mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID}, false)
-	if err != nil {
+// codexMCP is a run's attachment to the MCP servers with the run's own
+// token (revoked when the run ends), or nil when there is nothing to
+// attach (see runAttach).
+func (b *Backend) codexMCP(ctx context.Context, req executor.StartRequest) (*codex.MCP, error) {
+	a, ok, err := b.runAttach(ctx, req.TeamID, req.AgentID)
+	if !ok || err != nil {
 		return nil, err
 	}
 	cc := a.Clients[mcp.ClientCodex]

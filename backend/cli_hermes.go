@@ -47,13 +47,11 @@ func openHermes(b *Backend, opts Options) executor.Adapter {
 			k, _ := b.Vault.Resolve(ctx, string(executor.Hermes), envVar)
 			return k
 		},
-		Attach: func(_ context.Context, teamID, agentID string) (string, error) {
-			base := b.BaseURL()
-			if base == "" || b.MCP == nil {
-				return "", nil // not listening yet: no server a child could reach
-			}
-			a, err := b.MCP.Attach(base, mcp.Binding{TeamID: teamID, AgentID: agentID}, false)
-			if err != nil {
+		// The run's own token, revoked when the run ends: the mcp.json
+		// left in the managed home holds a token that no longer works.
+		Attach: func(ctx context.Context, teamID, agentID string) (string, error) {
+			a, ok, err := b.runAttach(ctx, teamID, agentID)
+			if !ok || err != nil {
 				return "", err
 			}
 			return a.Clients[mcp.ClientHermes].Text, nil

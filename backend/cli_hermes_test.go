@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,9 +204,17 @@ func TestHermesE2EBoardTask(t *testing.T) {
 	if !ok || token == "" {
 		t.Fatal("no attach token")
 	}
+	// mcp.json held the run's own token, never the install token, and the
+	// token left in it died with the run.
 	mj, err := os.ReadFile(filepath.Join(cfg.Home, "runtimes", "hermes", agent.ID, "mcp.json"))
-	if err != nil || !strings.Contains(string(mj), "Bearer "+token) || !strings.Contains(string(mj), b.BaseURL()+"/mcp/tasks?") {
+	runTok := bearerIn(string(mj))
+	if err != nil || runTok == "" || strings.Contains(string(mj), token) || !strings.Contains(string(mj), b.BaseURL()+"/mcp/tasks?") {
 		t.Fatalf("mcp.json %v:\n%s", err, mj)
+	}
+	hub := httptest.NewServer(b.MCP) // this backend listens but does not serve
+	defer hub.Close()
+	if code, _ := mcpInitialize(t, hub.URL+"/mcp/tasks", runTok); code != http.StatusUnauthorized {
+		t.Fatalf("the finished run's token answered %d", code)
 	}
 
 	// No secret in the events, the logs or the database files.

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/clawboo/desktop/backend/mcp"
 )
@@ -35,6 +36,14 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 	h, err := mcp.New(mcp.Options{
 		Token: token, BindingKey: []byte(key), Store: b.Store, Board: newMCPBoard(b.Board), Version: version,
 		Log: b.log.With("part", "mcp"), Approvals: approvals,
+		// A rotated install token is stored before it is served; the
+		// Gateway, whose token is derived from it, is registered again.
+		SaveToken: func(ctx context.Context, tok string) error { return b.Vault.Set(ctx, mcpTokenName, tok) },
+		Rotated: func(ctx context.Context) {
+			if b.openClaw != nil {
+				b.openClaw.reregisterMCP(ctx)
+			}
+		},
 	})
 	if err != nil {
 		return err
@@ -43,4 +52,26 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 	b.Tools = h.Tools()
 	b.startTools(ctx)
 	return nil
+}
+
+// runAttach is a CLI run's attachment to the MCP servers: a run token
+// bound to the run's team and agent, revoked when ctx ends. ctx is the
+// context the supervisor starts the run with, which bounds the run's
+// whole life (it is cancelled once the run is over), so the token works
+// exactly while the run lives. ok is false when there is nothing to attach:
+// the server is not listening (no URL a child could reach), or the run has
+// neither a team nor an agent (a run token is never unbound, and the
+// install token never goes to a runtime).
+func (b *Backend) runAttach(ctx context.Context, teamID, agentID string) (a mcp.Attach, ok bool, err error) {
+	base := b.BaseURL()
+	bind := mcp.Binding{TeamID: teamID, AgentID: agentID}
+	if b.MCP == nil || base == "" || !bind.Bound() {
+		return mcp.Attach{}, false, nil
+	}
+	a, revoke, err := b.MCP.AttachRun(base, bind)
+	if err != nil {
+		return mcp.Attach{}, false, fmt.Errorf("attach the MCP servers: %w", err)
+	}
+	context.AfterFunc(ctx, revoke)
+	return a, true, nil
 }

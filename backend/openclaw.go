@@ -285,7 +285,12 @@ func (s *openClawService) Status(ctx context.Context) any {
 }
 
 // RegisterMCP implements api.OpenClawService: Clawboo's Memory, Tasks and
-// Tools servers, unbound (no agent identity), into mcp.servers.
+// Tools servers, unbound (no agent identity), into mcp.servers. The
+// Gateway's config is shared by all its agents, so it cannot carry a run
+// token; it gets the hub's gateway token, a secret of its own derived from
+// the install token (stable across restarts, replaced when the install
+// token is rotated, which then needs a new registration), so the token a
+// person's own clients use never sits in the Gateway's config.
 func (s *openClawService) RegisterMCP(ctx context.Context, baseURL string) (any, error) {
 	if s.b.MCP == nil {
 		return nil, errors.New("the MCP servers are not running")
@@ -293,7 +298,7 @@ func (s *openClawService) RegisterMCP(ctx context.Context, baseURL string) (any,
 	if u := s.b.BaseURL(); u != "" {
 		baseURL = u
 	}
-	at, err := s.b.MCP.Attach(baseURL, mcp.Binding{}, false)
+	at, err := s.b.MCP.AttachGateway(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +315,22 @@ func (s *openClawService) RegisterMCP(ctx context.Context, baseURL string) (any,
 		s.changed.Publish(struct{}{})
 	}
 	return res, err
+}
+
+// reregisterMCP registers Clawboo's servers again after a token rotation,
+// when the Gateway has them: its config still holds the old gateway
+// token, which no longer works. A Gateway that is not connected, or has
+// no Clawboo servers, is left alone (the card's Register does it later).
+func (s *openClawService) reregisterMCP(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	servers, err := openclaw.MCPServers(ctx, s.client)
+	if err != nil || servers[mcp.ServerName(mcp.Tasks)] == "" {
+		return
+	}
+	if _, err := s.RegisterMCP(ctx, s.b.BaseURL()); err != nil {
+		s.b.log.Warn("the OpenClaw Gateway still has the old MCP token; register Clawboo's servers again from its card", "err", err)
+	}
 }
 
 // SubscribeStatus implements api.OpenClawService.
