@@ -40,8 +40,9 @@ Usage:
   clawboo                 open the desktop app
   clawboo serve [flags]   run headless; open the printed URL in a browser
   clawboo version         print the version
-  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR]
-                          print a config attaching an MCP client (holds the token)
+  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
+                          print a config attaching an MCP client (holds the token;
+                          --rotate replaces the token first)
 
 Serve flags:
   --addr HOST:PORT   listen address (default: 127.0.0.1, first free port of 18790-18809)

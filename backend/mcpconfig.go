@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/clawboo/desktop/backend/config"
@@ -30,15 +33,23 @@ func MCPSecret(ctx context.Context, v *vault.Vault, name string) (string, error)
 	} else if !ok && v.Has(name) {
 		return "", fmt.Errorf("%s is stored in the vault (%s) but could not be read", name, v.Status().Backend)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	s, err := newSecret()
+	if err != nil {
 		return "", err
 	}
-	s := base64.RawURLEncoding.EncodeToString(raw)
 	if err := v.Set(ctx, name, s); err != nil {
 		return "", fmt.Errorf("store %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// newSecret is 32 random bytes, URL-safe base64.
+func newSecret() (string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(raw), nil
 }
 
 // MCPConfigOptions configure MCPConfig.
@@ -109,11 +120,15 @@ func readPort(path string) (port int, guessed bool, err error) {
 }
 
 const mcpUsage = `Usage:
-  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR]
+  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
 
 Prints a ready-to-paste configuration that attaches an MCP client to this
 Clawboo's servers (clawboo-tasks, -memory, -tools, -teamchat). The output
-holds the attach token: keep it private.
+holds the attach token: keep it private. Runtimes never get this token:
+each run has its own, valid while it runs.
+
+  --rotate   replace the attach token first (through the running server,
+             else in the vault); every client with the old one stops working
 `
 
 // RunMCPCommand runs `clawboo mcp …` and returns the exit status. The
@@ -132,6 +147,7 @@ func RunMCPCommand(args []string, getenv func(string) string, stdout, stderr io.
 	fl.SetOutput(stderr)
 	client := fl.String("client", mcp.ClientJSON, "claude, codex, hermes, openclaw or json")
 	home := fl.String("home", "", "state folder")
+	rotate := fl.Bool("rotate", false, "replace the attach token first")
 	if err := fl.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -148,6 +164,14 @@ func RunMCPCommand(args []string, getenv func(string) string, stdout, stderr io.
 		fmt.Fprintf(stderr, "clawboo mcp config: --client %q is not one of claude, codex, hermes, openclaw, json\n", *client)
 		return 2
 	}
+	if *rotate {
+		note, err := RotateMCPToken(ctx, MCPConfigOptions{Home: *home, Getenv: getenv})
+		if err != nil {
+			fmt.Fprintln(stderr, "clawboo: rotate the attach token:", err)
+			return 1
+		}
+		fmt.Fprintln(stderr, "# "+note)
+	}
 	c, err := LoadMCPConfig(ctx, MCPConfigOptions{Home: *home, Getenv: getenv})
 	if err != nil {
 		fmt.Fprintln(stderr, "clawboo:", err)
@@ -163,4 +187,70 @@ func RunMCPCommand(args []string, getenv func(string) string, stdout, stderr io.
 		fmt.Fprintf(stdout, "\n# In the environment Codex starts from:\nexport %s='%s'\n", mcp.TokenEnv, c.Token)
 	}
 	return 0
+}
+
+// RotateMCPToken replaces the install's attach token. A running server
+// (found through api-port.txt) does it itself, so it stores the new token
+// and serves it at once (POST /api/mcp/token/rotate); with no server
+// listening the vault's token is replaced and served at the next start.
+// The note says which happened; the token is read from the vault after.
+func RotateMCPToken(ctx context.Context, o MCPConfigOptions) (note string, err error) {
+	cfg, err := config.Load(o.Home, o.Getenv)
+	if err != nil {
+		return "", err
+	}
+	port, guessed, err := readPort(cfg.PortFile())
+	if err != nil {
+		return "", err
+	}
+	if !guessed {
+		served, err := rotateOnServer(ctx, port)
+		if err != nil {
+			return "", err
+		}
+		if served {
+			return "the running server replaced the attach token; clients with the old one must be given this configuration", nil
+		}
+	}
+	if err := cfg.EnsureHome(); err != nil {
+		return "", err
+	}
+	v, err := vault.Open(vault.Options{Home: cfg.Home, Getenv: o.Getenv, ForceFile: cfg.FileVault, Keyring: o.Keyring})
+	if err != nil {
+		return "", err
+	}
+	defer v.Close()
+	tok, err := newSecret()
+	if err != nil {
+		return "", err
+	}
+	if err := v.Set(ctx, mcpTokenName, tok); err != nil {
+		return "", fmt.Errorf("store %s: %w", mcpTokenName, err)
+	}
+	return "no server is listening; the new attach token is served from its next start", nil
+}
+
+// rotateOnServer asks the server at port to rotate. served is false (and
+// err nil) when nothing listens there; any answer but 200 is an error.
+func rotateOnServer(ctx context.Context, port int) (served bool, err error) {
+	u := "http://127.0.0.1:" + strconv.Itoa(port) + "/api/mcp/token/rotate"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 15 * time.Second}).Do(req)
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("ask the server on port %d: %w", port, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
+		return false, fmt.Errorf("the server on port %d answered %d %s", port, resp.StatusCode, e.Error)
+	}
+	return true, nil
 }
