@@ -179,7 +179,9 @@ func TestMCPTokenRotate(t *testing.T) {
 		t.Fatal(rec.Code)
 	}
 	rec = httptest.NewRecorder()
-	New(Options{}).ServeHTTP(rec, httptest.NewRequest("POST", "http://127.0.0.1/api/mcp/token/rotate", strings.NewReader("{}")))
+	req := httptest.NewRequest("POST", "http://127.0.0.1/api/mcp/token/rotate", strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	New(Options{}).ServeHTTP(rec, req)
 	if rec.Code != http.StatusServiceUnavailable {
 		t.Fatal(rec.Code)
 	}
