@@ -166,6 +166,7 @@ func TestFullDiskLogsBounded(t *testing.T) {
 	}
 	logs.mu.Lock()
 	defer logs.mu.Unlock()
+	t.Logf("%d warnings and errors: %q", logs.n, logs.lines)
 	if logs.n == 0 || logs.n > 20 {
 		t.Fatalf("%d warnings and errors for one full disk: %q", logs.n, logs.lines)
 	}

@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -96,7 +95,9 @@ func (s *Supervisor) resaveLoop() {
 		select {
 		case <-r.stop:
 			if left := s.resaveAll(); left > 0 {
-				s.opts.Log.Error("run results not saved before shutdown; the next start marks them failed", "runs", left)
+				// A row left running is marked failed at the next start; a run
+				// whose row never landed is lost with this process.
+				s.opts.Log.Error("run results not saved before shutdown", "runs", left)
 			}
 			return
 		case <-r.wake:
@@ -115,7 +116,8 @@ func (s *Supervisor) resaveLoop() {
 	}
 }
 
-// resaveAll tries every unsaved run once and says how many are left.
+// resaveAll tries every unsaved run once, all in one journal batch, and
+// says how many are left.
 func (s *Supervisor) resaveAll() int {
 	r := s.resave
 	r.mu.Lock()
@@ -124,19 +126,23 @@ func (s *Supervisor) resaveAll() int {
 		pending = append(pending, u)
 	}
 	r.mu.Unlock()
-	left := 0
-	for _, u := range pending {
+	replies := make([]chan error, len(pending))
+	for i, u := range pending {
 		row := u.row
-		err := s.journal.call(context.Background(), op{kind: opFinish, runID: row.ID, final: &row, done: u.done})
-		if err != nil {
+		replies[i] = make(chan error, 1)
+		s.journal.submit(op{kind: opFinish, runID: row.ID, final: &row, done: u.done, reply: replies[i]})
+	}
+	left := 0
+	for i, u := range pending {
+		if err := <-replies[i]; err != nil {
 			left++
 			continue
 		}
 		r.mu.Lock()
-		delete(r.runs, row.ID)
+		delete(r.runs, u.row.ID)
 		r.mu.Unlock()
-		s.opts.Log.Info("run result saved after a failed write", "run", row.ID)
-		s.notify(row.ID)
+		s.opts.Log.Info("run result saved after a failed write", "run", u.row.ID)
+		s.notify(u.row.ID)
 	}
 	return left
 }
