@@ -88,7 +88,8 @@ type Backend struct {
 	closeMu sync.Mutex
 	closed  bool
 
-	openClaw *openClawService // set by openOpenClaw; nil when not registered
+	openClaw *openClawService    // set by openOpenClaw; nil when not registered
+	ollama   *runtimes.OllamaURL // the saved Ollama address, overlaid on Getenv
 }
 
 // New opens the database, recovers from any crash, and builds the API.
@@ -117,6 +118,10 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		}
 	}
 	b := &Backend{Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0)}
+	if opts, err = b.withOllama(ctx, opts); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("read the Ollama setting: %w", err)
+	}
 	b.openWork(opts)
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
@@ -180,10 +185,13 @@ func (b *Backend) openRuntimes(opts Options) error {
 		return err
 	}
 	b.Vault = v
+	if err := runtimes.MoveOllamaOutOfVault(context.Background(), v, b.ollama); err != nil {
+		b.log.Warn("the Ollama URL an older version kept in the vault was not moved", "err", err)
+	}
 	b.resolver = proc.NewResolver(proc.ResolverOptions{Getenv: getenv, OnChange: changed, Log: b.log})
 	b.Catalog = runtimes.NewCatalog(runtimes.Options{
 		Registry: b.Registry, Vault: v, Resolver: b.resolver, Getenv: getenv, Environ: environ,
-		EnableMock: b.Config.EnableMock, OnChange: changed, Log: b.log.With("part", "runtimes"),
+		EnableMock: b.Config.EnableMock, Ollama: b.ollama, OnChange: changed, Log: b.log.With("part", "runtimes"),
 	})
 	w, err := proc.NewWatcher(proc.WatcherOptions{Paths: b.Catalog.WatchPaths(), OnChange: changed, Log: b.log})
 	if err != nil {

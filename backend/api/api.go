@@ -129,6 +129,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/runtimes/{id}/disconnect", methods{"POST": a.disconnect})
 	a.mux.Handle("/api/runtimes/{id}/healthcheck", methods{"POST": a.healthcheck})
 	a.mux.Handle("/api/runtimes/{id}/recheck", methods{"POST": a.recheck})
+	a.mux.Handle("/api/settings/ollama-base-url", methods{"GET": a.getOllamaURL, "PUT": a.putOllamaURL})
 	a.mux.Handle("/api/runs", methods{"GET": a.listRuns})
 	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})
 	a.mux.Handle("/api/runs/{id}/events", methods{"GET": a.runEvents})

@@ -115,3 +115,44 @@ func (a *API) recheck(w http.ResponseWriter, r *http.Request) {
 	e, _ := a.opts.Catalog.Entry(r.Context(), id)
 	writeJSON(w, http.StatusOK, e)
 }
+
+// ollamaSetting is the body and answer of /api/settings/ollama-base-url:
+// the saved Ollama address (null when none), and the native runtime's
+// state after a change.
+type ollamaSetting struct {
+	URL             *string                  `json:"url"`
+	ConnectionState runtimes.ConnectionState `json:"connectionState,omitempty"`
+}
+
+// GET /api/settings/ollama-base-url: the address saved for a local Ollama
+// the environment does not name (OLLAMA_BASE_URL wins over it).
+func (a *API) getOllamaURL(w http.ResponseWriter, r *http.Request) {
+	var out ollamaSetting
+	if u := a.opts.Catalog.OllamaURL(); u != "" {
+		out.URL = &u
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// PUT /api/settings/ollama-base-url {url}: saves (null or "" clears) the
+// address outside the secrets vault; connecting Ollama stores nothing.
+func (a *API) putOllamaURL(w http.ResponseWriter, r *http.Request) {
+	var body ollamaSetting
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	raw := ""
+	if body.URL != nil {
+		raw = *body.URL
+	}
+	state, err := a.opts.Catalog.SetOllamaURL(r.Context(), raw)
+	if err != nil {
+		runtimeError(w, executor.Native, err)
+		return
+	}
+	out := ollamaSetting{ConnectionState: state}
+	if u := a.opts.Catalog.OllamaURL(); u != "" {
+		out.URL = &u
+	}
+	writeJSON(w, http.StatusOK, out)
+}

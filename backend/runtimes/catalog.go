@@ -48,6 +48,9 @@ type Options struct {
 	HTTP *http.Client
 	// HealthTimeout bounds a provider health check (default 8 s).
 	HealthTimeout time.Duration
+	// Ollama is the saved Ollama address (nil: none can be saved). Getenv
+	// should already overlay it (OllamaURL.Getenv), as the vault's does.
+	Ollama *OllamaURL
 	// OnChange is called after an action changed what List returns.
 	OnChange func()
 	Log      *slog.Logger

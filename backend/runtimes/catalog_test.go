@@ -28,6 +28,10 @@ type world struct {
 	res     *proc.Resolver
 	cat     *Catalog
 	changes int
+	// ollama is the saved Ollama address, overlaid on the environment the
+	// vault and the catalog read, as the composition root does.
+	ollama *OllamaURL
+	saved  string // what ollama last saved
 }
 
 func newWorld(t *testing.T) *world {
@@ -51,7 +55,9 @@ func newWorld(t *testing.T) *world {
 			}
 		}
 	}
-	v, err := vault.Open(vault.Options{Home: home, Getenv: w.getenv, ForceFile: true})
+	w.ollama = NewOllamaURL("", func(_ context.Context, url string) error { w.mu.Lock(); w.saved = url; w.mu.Unlock(); return nil })
+	getenv := w.ollama.Getenv(w.getenv)
+	v, err := vault.Open(vault.Options{Home: home, Getenv: getenv, ForceFile: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +66,7 @@ func newWorld(t *testing.T) *world {
 	reg := executor.NewRegistry()
 	_ = reg.Register(mock.New())
 	w.cat = NewCatalog(Options{
-		Registry: reg, Vault: v, Resolver: w.res, Getenv: w.getenv, EnableMock: true,
+		Registry: reg, Vault: v, Resolver: w.res, Getenv: getenv, EnableMock: true, Ollama: w.ollama,
 		Environ:       w.environ,
 		OnChange:      func() { w.mu.Lock(); w.changes++; w.mu.Unlock() },
 		HealthTimeout: 500 * time.Millisecond,

@@ -61,9 +61,11 @@ func slotFor(d Descriptor, provider string) (config.Provider, error) {
 
 // Connect stores a key for a runtime (seed 002 steps 3 and 4). The key is
 // trimmed and goes only to the vault. Codex connects by `codex login` and
-// answers needs-login; a keyless provider (Ollama) stores nothing. With no
-// key but a provider, a key already resolvable from the environment or
-// OpenClaw is reused.
+// answers needs-login; a keyless provider (Ollama) is a no-op that stores
+// nothing and re-reports the state (Ollama is set up by OLLAMA_BASE_URL or
+// the saved address, see OllamaURL), lifting only an earlier Disconnect,
+// which the user's Connect asks to undo. With no key but a provider, a key
+// already resolvable from the environment or OpenClaw is reused.
 func (c *Catalog) Connect(ctx context.Context, id executor.ID, apiKey, provider string) (ConnectResult, error) {
 	d, ok := c.Descriptor(id)
 	if !ok {
@@ -81,10 +83,6 @@ func (c *Catalog) Connect(ctx context.Context, id executor.ID, apiKey, provider 
 	}
 	apiKey = strings.TrimSpace(apiKey)
 	if p.Keyless() {
-		// Record where it is, so it counts as connected with no variable set.
-		if err := c.opts.Vault.Set(ctx, p.BaseURLEnv, p.Base(c.opts.Getenv)); err != nil {
-			return ConnectResult{}, fmt.Errorf("record %s: %w", p.Name, err)
-		}
 		return c.reconnected(ctx, d, p)
 	}
 	if apiKey == "" {
@@ -143,8 +141,8 @@ func (c *Catalog) Disconnect(ctx context.Context, id executor.ID) (ConnectResult
 	return ConnectResult{OK: true, ConnectionState: c.state(ctx, id)}, nil
 }
 
-// slots are every vault slot a runtime reads: its keys and the base URLs of
-// its keyless providers.
+// slots are every vault slot a runtime reads: its keys, and the base URLs
+// of its keyless providers (which an older Connect recorded there).
 func (c *Catalog) slots(d Descriptor) []string {
 	out := d.slots()
 	for _, id := range d.Providers {

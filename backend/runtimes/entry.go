@@ -93,9 +93,9 @@ func (c *Catalog) entry(ctx context.Context, d Descriptor) Entry {
 
 // keySlots lists the provider slots a runtime can use and whether each is
 // connected. A keyless provider (Ollama) is connected by its base URL: set
-// in the environment (seed 004), or recorded in the vault by Connect, so a
-// local Ollama on its default port can be connected too and a Disconnect
-// sticks like it does for keys.
+// in the environment (seed 004) or saved as a setting (OllamaURL, read
+// through the environment overlay, so it reports as "env"); a Disconnect
+// silences both, as it does ambient keys.
 func (c *Catalog) keySlots(d Descriptor) []ProviderStatus {
 	var out []ProviderStatus
 	for _, id := range d.Providers {
