@@ -76,7 +76,7 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
     }
   });
 
-  test('Ollama needs no key: checked, then connected, also on its default port with no variable set', async () => {
+  test('Ollama needs no key: checked, then connected; connecting stores nothing, a saved address sets up its default port', async () => {
     // With OLLAMA_BASE_URL set, the native runtime is connected through Ollama from the start.
     const w = await world({ env: (p) => ({ OLLAMA_BASE_URL: `${p.base}/ollama` }) });
     const { page, context, problems, actions } = await openRuntimes(browser, w);
@@ -110,17 +110,30 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
       await waitText(second.page, 'clawboo-native', 'connect-error', /Could not reach Ollama \(local\)\./);
       assert.deepEqual(second.actions, ['healthcheck clawboo-native'], 'an unreachable Ollama is not connected');
 
-      // An Ollama that answers there is checked and connected, and the
-      // backend remembers it, so the card turns ready with no variable set.
+      // An Ollama that answers there is checked, but connecting it is seed
+      // 002's keyless no-op: nothing is stored and the state is re-reported.
       local = createServer((req, res) => res.end(req.url === '/api/tags' ? '{"models":[]}' : ''));
       await new Promise((resolve, reject) => {
         local.once('error', (err) => reject(new Error(`port 11434 must be free for this test (a real Ollama?): ${err.message}`)));
         local.listen(11434, '127.0.0.1', resolve);
       });
       await c.getByTestId('connect-button').click();
+      for (let i = 0; !second.actions.includes('connect clawboo-native'); i++) {
+        assert.ok(i < 200, `no connect: ${second.actions}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal((await apiRuntime(bare, 'clawboo-native')).connectionState, 'needs-auth', 'connect alone sets nothing up');
+      // The address saved as a setting (outside the vault) sets it up, with
+      // no variable set; the card turns ready by itself.
+      const put = await fetch(`${bare.url}/api/settings/ollama-base-url`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'http://localhost:11434' }),
+      });
+      assert.equal(put.status, 200, await put.text());
       await waitState(second.page, 'clawboo-native', 'ready');
       const ollama = c.locator('[data-testid="provider-key"][data-provider="ollama"]');
-      assert.match(await ollama.textContent(), /Ollama \(local\)\s+connected, from the vault/);
+      assert.match(await ollama.textContent(), /Ollama \(local\)\s+connected, from your environment/);
       assert.deepEqual(second.problems, []);
     } finally {
       await second.context.close();
