@@ -51,6 +51,7 @@ Serve flags:
 Environment:
   CLAWBOO_HOME                  state folder
   CLAWBOO_ENABLE_MOCK_RUNTIME   set to exactly 1 to offer the clawboo-mock runtime
+  CLAWBOO_MOCK_WORKTREES        set to exactly 1 to give that mock worktrees (!write); off by default
   CLAWBOO_RUN_IDLE_TIMEOUT      abort runs silent this long (Go duration or ms; default 30m)
 `
 
