@@ -13,8 +13,10 @@ import (
 // provider.
 const SettingDefaultProvider = "native-default-provider"
 
-// ollamaSlot is where a keyless Ollama counts as connected: its base URL
-// in the environment, or recorded in the vault by Connect.
+// slotOf is where a provider counts as connected: a keyed one by its key
+// variable, a keyless Ollama by its base URL (OLLAMA_BASE_URL, or the
+// address saved in the ollama-base-url setting, which the composition root
+// feeds in as that variable's fallback).
 func slotOf(p config.Provider) string {
 	if p.Keyless() {
 		return p.BaseURLEnv

@@ -94,7 +94,9 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 		return nil, "", err
 	}
 	tc.task = claimed
-	if worktree.NeedsWorktree(string(tc.kind)) {
+	// A runtime that does not declare worktrees (the seed's mock) works
+	// in no folder of ours: it is never handed one it does not expect.
+	if worktree.NeedsWorktree(string(tc.kind)) && a.Capabilities().Worktrees {
 		wt, err := s.provision(ctx, claimed, p.RepoPath)
 		if err != nil {
 			s.unclaiming(runID)

@@ -39,7 +39,9 @@ func setupTasks(t *testing.T, opts Options, adapters ...executor.Adapter) *taskE
 		t.Fatal(err)
 	}
 	reg := executor.NewRegistry()
-	for _, a := range append([]executor.Adapter{mock.NewWithWorktrees()}, adapters...) {
+	// The adapters given win over the default worktree mock (the first
+	// registration of an id stands).
+	for _, a := range append(adapters, mock.NewWithWorktrees()) {
 		_ = reg.Register(a)
 	}
 	bd := board.New(board.Options{Store: st})
@@ -191,6 +193,25 @@ func TestVerificationGate(t *testing.T) {
 	_, got = e.runTask(t, cheat.ID, "!write .clawboo/verify true\n!write fourth.txt x")
 	if got.Status != board.InReview || got.Verification == nil || got.Verification.Command != "test -f third.txt" || got.Verification.Passed {
 		t.Fatalf("%+v %+v", got, got.Verification)
+	}
+}
+
+// The seed's mock declares no worktrees, so a code task on it runs in no
+// folder of ours: nothing is provisioned and the user's repository is not
+// touched.
+func TestRuntimeWithoutWorktreesGetsNone(t *testing.T) {
+	e := setupTasks(t, Options{}, mock.New())
+	repo := gitRepo(t)
+	task := e.task(t, board.NewTask{Title: "chat about it", RepoPath: repo})
+	run, got := e.runTask(t, task.ID, "!ok talked\n!write hello.txt hi")
+	if run.Status != store.RunSucceeded {
+		t.Fatalf("%+v", run)
+	}
+	if _, err := e.board.Worktree(context.Background(), task.ID); err == nil {
+		t.Fatal("a worktree was provisioned for a runtime that declares none")
+	}
+	if got.Status != board.Done || exists(filepath.Join(repo, "hello.txt")) {
+		t.Fatalf("task %+v; hello.txt in the repo: %v", got, exists(filepath.Join(repo, "hello.txt")))
 	}
 }
 

@@ -68,7 +68,7 @@ func (r *run) write(arg string) bool {
 // working folder, and nothing reaches git's metadata.
 func writeInside(root, rel, text string) error {
 	if root == "" {
-		return errString("no working folder: !write needs a board task with a worktree")
+		return errString("no working folder: !write needs a board task with a worktree (start the server with CLAWBOO_MOCK_WORKTREES=1)")
 	}
 	if rel == "" {
 		return errString("!write needs a relative path")
