@@ -58,7 +58,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	// A wrong token: the SDK reports our 401's message.
 	got, err = run("not-the-token")
-	if msg, _ := got["error"].(string); err == nil || !strings.Contains(msg, "missing or wrong attach token") {
+	if msg, _ := got["error"].(string); err == nil || !strings.Contains(msg, "missing, wrong or expired attach token") {
 		t.Fatalf("wrong token: %v %v", err, got)
 	}
 }
