@@ -94,7 +94,7 @@ func (c *Catalog) entry(ctx context.Context, d Descriptor) Entry {
 // keySlots lists the provider slots a runtime can use and whether each is
 // connected. A keyless provider (Ollama) is connected by its base URL: set
 // in the environment (seed 004) or saved as a setting (OllamaURL, read
-// through the environment overlay, so it reports as "env"); a Disconnect
+// through the environment overlay; it reports as "setting"); a Disconnect
 // silences both, as it does ambient keys.
 func (c *Catalog) keySlots(d Descriptor) []ProviderStatus {
 	var out []ProviderStatus
@@ -110,6 +110,9 @@ func (c *Catalog) keySlots(d Descriptor) []ProviderStatus {
 		if c.opts.Vault != nil {
 			if src := c.opts.Vault.Presence(string(d.ID), slotOf(p)); src != "" {
 				st.Connected, st.Source = true, ptr(string(src))
+				if p.Keyless() && src == "env" && c.opts.Ollama.FromSetting() {
+					st.Source = ptr(SourceSetting)
+				}
 			}
 		}
 		out = append(out, st)

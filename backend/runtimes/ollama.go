@@ -36,6 +36,21 @@ type OllamaURL struct {
 	save func(ctx context.Context, url string) error // "" deletes
 	mu   sync.Mutex                                  // one Set at a time
 	v    atomic.Pointer[string]
+	env  atomic.Pointer[func(string) string] // the environment under the overlay
+}
+
+// SourceSetting is where a keyless Ollama's address comes from when it is
+// the saved setting rather than the environment.
+const SourceSetting = "setting"
+
+// FromSetting reports that OLLAMA_BASE_URL, as the overlay answers it, is
+// the saved address: the environment under the overlay does not set it.
+func (o *OllamaURL) FromSetting() bool {
+	if o == nil || o.Get() == "" {
+		return false
+	}
+	env := o.env.Load()
+	return env == nil || strings.TrimSpace((*env)(OllamaEnv)) == ""
 }
 
 // NewOllamaURL holds initial (the stored setting, "" for none) and saves
@@ -92,6 +107,7 @@ func CheckOllamaURL(raw string) (string, error) {
 // Getenv is next with OLLAMA_BASE_URL falling back to the saved address,
 // so the environment wins and the setting fills in.
 func (o *OllamaURL) Getenv(next func(string) string) func(string) string {
+	o.env.Store(&next)
 	return func(name string) string {
 		v := next(name)
 		if name == OllamaEnv && strings.TrimSpace(v) == "" {

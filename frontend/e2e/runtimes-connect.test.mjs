@@ -76,7 +76,7 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
     }
   });
 
-  test('Ollama needs no key: checked, then connected; connecting stores nothing, a saved address sets up its default port', async () => {
+  test('Ollama needs no key: its address is a setting, saved only when Ollama answers there', async () => {
     // With OLLAMA_BASE_URL set, the native runtime is connected through Ollama from the start.
     const w = await world({ env: (p) => ({ OLLAMA_BASE_URL: `${p.base}/ollama` }) });
     const { page, context, problems, actions } = await openRuntimes(browser, w);
@@ -88,18 +88,20 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
 
       await c.locator('summary', { hasText: 'Connect another provider' }).click();
       await c.getByTestId('provider-select').selectOption('ollama');
-      assert.match(await c.getByTestId('keyless-note').textContent(), /No key needed — uses OLLAMA_BASE_URL or localhost:11434/);
+      assert.match(await c.getByTestId('keyless-note').textContent(), /No key needed.*OLLAMA_BASE_URL, when set, wins/s);
       assert.equal(await c.getByTestId('key-input').count(), 0, 'no key field for Ollama');
       await c.getByTestId('connect-button').click();
-      await waitText(page, 'clawboo-native', 'connect-success', /Ollama \(local\) connected\./);
-      assert.deepEqual(actions, ['healthcheck clawboo-native', 'connect clawboo-native']);
+      await waitText(page, 'clawboo-native', 'connect-success', /Ollama \(local\) at OLLAMA_BASE_URL connected\./);
+      assert.deepEqual(actions, ['healthcheck clawboo-native'], 'nothing is stored: the environment sets it up');
       assert.deepEqual(w.providers.requests.map((r) => `${r.provider}${r.path}`), ['ollama/api/tags']);
+      assert.equal((await (await fetch(`${w.url}/api/settings/ollama-base-url`)).json()).url, null);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
     }
 
-    // Without OLLAMA_BASE_URL the check goes to localhost:11434.
+    // Without OLLAMA_BASE_URL the address is Ollama's default, saved only
+    // once Ollama answers there.
     const bare = await world({});
     const second = await openRuntimes(browser, bare);
     let local;
@@ -107,34 +109,25 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
       const c = card(second.page, 'clawboo-native');
       await c.getByTestId('provider-select').selectOption('ollama');
       await c.getByTestId('connect-button').click();
-      await waitText(second.page, 'clawboo-native', 'connect-error', /Could not reach Ollama \(local\)\./);
+      await waitText(second.page, 'clawboo-native', 'connect-error', /Ollama does not answer at http:\/\/localhost:11434: .*Nothing was saved\./);
       assert.deepEqual(second.actions, ['healthcheck clawboo-native'], 'an unreachable Ollama is not connected');
+      assert.equal((await apiRuntime(bare, 'clawboo-native')).connectionState, 'needs-auth');
+      assert.equal((await (await fetch(`${bare.url}/api/settings/ollama-base-url`)).json()).url, null, 'the failed address was put back');
 
-      // An Ollama that answers there is checked, but connecting it is seed
-      // 002's keyless no-op: nothing is stored and the state is re-reported.
       local = createServer((req, res) => res.end(req.url === '/api/tags' ? '{"models":[]}' : ''));
       await new Promise((resolve, reject) => {
         local.once('error', (err) => reject(new Error(`port 11434 must be free for this test (a real Ollama?): ${err.message}`)));
         local.listen(11434, '127.0.0.1', resolve);
       });
       await c.getByTestId('connect-button').click();
-      for (let i = 0; !second.actions.includes('connect clawboo-native'); i++) {
-        assert.ok(i < 200, `no connect: ${second.actions}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      assert.equal((await apiRuntime(bare, 'clawboo-native')).connectionState, 'needs-auth', 'connect alone sets nothing up');
-      // The address saved as a setting (outside the vault) sets it up, with
-      // no variable set; the card turns ready by itself.
-      const put = await fetch(`${bare.url}/api/settings/ollama-base-url`, {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ url: 'http://localhost:11434' }),
-      });
-      assert.equal(put.status, 200, await put.text());
       await waitState(second.page, 'clawboo-native', 'ready');
       const ollama = c.locator('[data-testid="provider-key"][data-provider="ollama"]');
-      assert.match(await ollama.textContent(), /Ollama \(local\)\s+connected, from your environment/);
-      assert.deepEqual(second.problems, []);
+      for (let i = 0; !/Ollama \(local\)\s+connected, at the saved address/.test(await ollama.textContent()); i++) {
+        assert.ok(i < 200, `the Ollama row reads: ${await ollama.textContent()}`);
+        await second.page.waitForTimeout(25);
+      }
+      assert.equal((await (await fetch(`${bare.url}/api/settings/ollama-base-url`)).json()).url, 'http://localhost:11434');
+      assert.deepEqual(second.problems.filter((p) => !/status of 400/.test(p)), []);
     } finally {
       await second.context.close();
       await new Promise((resolve) => (local ? local.close(resolve) : resolve()));

@@ -32,6 +32,8 @@ export function sourceWords(source: CredentialSource | null): string {
       return "from OpenClaw's .env";
     case 'login':
       return 'from your codex login';
+    case 'setting':
+      return 'at the saved address';
     case null:
       return '';
   }

@@ -5,6 +5,7 @@
 // `clawboo serve`.
 
 import {
+  decodeConnectionState,
   decodeConnectResult,
   decodeHealth,
   decodeHealthCheck,
@@ -54,6 +55,7 @@ import { ApprovalsApi } from './approvalClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
+  ConnectionState,
   ConnectRequest,
   ConnectResult,
   Health,
@@ -159,6 +161,18 @@ export class ApiClient {
   async healthcheck(provider: string, apiKey?: string): Promise<HealthCheckResult> {
     const body: ConnectRequest = apiKey === undefined ? { provider } : { provider, apiKey };
     return decodeHealthCheck(await this.request('POST', `${rt('clawboo-native')}/healthcheck`, body));
+  }
+
+  /** The saved address of a local Ollama (a setting, not a secret); null when none. */
+  async ollamaURL(): Promise<string | null> {
+    const v = (await this.request('GET', '/api/settings/ollama-base-url')) as { url?: unknown };
+    return typeof v?.url === 'string' ? v.url : null;
+  }
+
+  /** Saves (null clears) the local Ollama's address and answers the native runtime's state. */
+  async setOllamaURL(url: string | null): Promise<ConnectionState> {
+    const v = (await this.request('PUT', '/api/settings/ollama-base-url', { url })) as { connectionState?: unknown };
+    return decodeConnectionState(v?.connectionState);
   }
 
   /** Re-probes a runtime (its binary, Codex's login) and answers its fresh entry. */

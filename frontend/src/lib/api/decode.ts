@@ -91,6 +91,12 @@ export function decodeRuntimes(v: unknown): RuntimesResponse {
   return v as unknown as RuntimesResponse;
 }
 
+/** The native runtime's state in the answer of PUT /api/settings/ollama-base-url. */
+export function decodeConnectionState(v: unknown): ConnectionState {
+  need(isState(v), 'settings answer has no connectionState');
+  return v;
+}
+
 export function decodeConnectResult(v: unknown): ConnectResult {
   need(isObject(v) && isState(v.connectionState), 'connect answer has no connectionState');
   const out: ConnectResult = { ok: v.ok === true, connectionState: v.connectionState };

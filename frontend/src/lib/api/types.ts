@@ -6,9 +6,10 @@
 export type AuthKind = 'api-key' | 'oauth' | 'none';
 export type ConnectionState = 'not-installed' | 'needs-auth' | 'needs-login' | 'ready';
 /** Where a runtime's credential comes from ("login" is Codex's own sign-in). */
-export type CredentialSource = 'env' | 'vault' | 'openclaw' | 'login';
+export type CredentialSource = 'env' | 'vault' | 'openclaw' | 'login' | 'setting';
 /** Where one provider key comes from. */
-export type KeySource = 'env' | 'vault' | 'openclaw';
+/** Where a key comes from; 'setting' is Ollama's saved address (it has no key). */
+export type KeySource = 'env' | 'vault' | 'openclaw' | 'setting';
 
 /** A connectable runtime from the catalog. */
 export interface RuntimeDescriptor {

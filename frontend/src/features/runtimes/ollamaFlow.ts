@@ -1,0 +1,62 @@
+// Setting up a local Ollama: it has no key, so connecting it stores
+// nothing; what makes it usable is its address, saved as a setting outside
+// the secrets vault (OLLAMA_BASE_URL, when set, wins over it). The address
+// is saved, Ollama is asked whether it answers there, and a failed check
+// puts the previous address back, so a wrong one never reads "Ready".
+
+import { describeError } from '../../lib/api/errors';
+import type { ConnectionState, HealthCheckResult } from '../../lib/api/types';
+
+/** Ollama's own default address. */
+export const OLLAMA_DEFAULT_URL = 'http://localhost:11434';
+
+/** The calls the flow makes (the ApiClient, or a fake in tests). */
+export interface OllamaClient {
+  ollamaURL(): Promise<string | null>;
+  setOllamaURL(url: string | null): Promise<ConnectionState>;
+  healthcheck(provider: string): Promise<HealthCheckResult>;
+}
+
+export type OllamaOutcome = { ok: true; state: ConnectionState; url: string } | { ok: false; error: string };
+
+/**
+ * Saves the typed address (else the saved one, else Ollama's default) and
+ * checks that Ollama answers there. With OLLAMA_BASE_URL set (fromEnv) and
+ * nothing typed, it only checks: the environment's address wins anyway.
+ */
+export async function connectOllama(client: OllamaClient, typed: string, fromEnv = false): Promise<OllamaOutcome> {
+  if (fromEnv && typed.trim() === '') {
+    const hc = await client.healthcheck('ollama').catch((err: unknown) => ({ ok: false, error: describeError(err) }));
+    if (!hc.ok) return { ok: false, error: `Ollama does not answer at OLLAMA_BASE_URL: ${clip(hc.error)}.` };
+    return { ok: true, state: 'ready', url: 'OLLAMA_BASE_URL' };
+  }
+  let previous: string | null;
+  try {
+    previous = await client.ollamaURL();
+  } catch (err) {
+    return { ok: false, error: describeError(err) };
+  }
+  const url = typed.trim() || previous || OLLAMA_DEFAULT_URL;
+  let state: ConnectionState;
+  try {
+    state = await client.setOllamaURL(url);
+  } catch (err) {
+    return { ok: false, error: describeError(err) };
+  }
+  let hc: HealthCheckResult;
+  try {
+    hc = await client.healthcheck('ollama');
+  } catch (err) {
+    hc = { ok: false, error: describeError(err) };
+  }
+  if (!hc.ok) {
+    if (url !== previous) await client.setOllamaURL(previous).catch(() => undefined);
+    return { ok: false, error: `Ollama does not answer at ${url}: ${clip(hc.error)}. Nothing was saved.` };
+  }
+  return { ok: true, state, url };
+}
+
+/** A check's error without its closing full stop, to sit inside a sentence. */
+function clip(error: string | undefined): string {
+  return (error || 'no answer').replace(/\.+$/, '');
+}
