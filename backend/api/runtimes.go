@@ -58,6 +58,9 @@ func (a *API) install(w http.ResponseWriter, r *http.Request) {
 type connectBody struct {
 	APIKey   string `json:"apiKey"`
 	Provider string `json:"provider"`
+	// BaseURL is, for a health check of a keyless provider, the address
+	// to check instead of the configured one (before it is saved).
+	BaseURL string `json:"baseUrl"`
 }
 
 func (a *API) connect(w http.ResponseWriter, r *http.Request) {
@@ -90,7 +93,7 @@ func (a *API) healthcheck(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &body) {
 		return
 	}
-	res, err := a.opts.Catalog.HealthCheck(r.Context(), id, body.Provider, body.APIKey)
+	res, err := a.opts.Catalog.HealthCheckAt(r.Context(), id, body.Provider, body.APIKey, body.BaseURL)
 	var ue *runtimes.UserError
 	if errors.As(err, &ue) && ue.Status == http.StatusBadRequest {
 		// The seed's shape for refusals of this route: {ok: false, error}.

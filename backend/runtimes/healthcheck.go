@@ -24,6 +24,13 @@ type HealthResult struct {
 // already stored; it is used for this request only: never stored, logged or
 // echoed. Only the native runtime has provider keys to check.
 func (c *Catalog) HealthCheck(ctx context.Context, id executor.ID, provider, apiKey string) (HealthResult, error) {
+	return c.HealthCheckAt(ctx, id, provider, apiKey, "")
+}
+
+// HealthCheckAt is HealthCheck against a candidate address of a keyless
+// provider (Ollama), so an address is checked before it is saved; "" is
+// the configured one. A keyed provider's address is never chosen here.
+func (c *Catalog) HealthCheckAt(ctx context.Context, id executor.ID, provider, apiKey, baseURL string) (HealthResult, error) {
 	if _, ok := c.Descriptor(id); !ok {
 		return HealthResult{}, ErrUnknownRuntime
 	}
@@ -41,7 +48,23 @@ func (c *Catalog) HealthCheck(ctx context.Context, id executor.ID, provider, api
 	if apiKey == "" && !p.Keyless() {
 		return HealthResult{}, badRequest("apiKey is required")
 	}
-	req, err := probeRequest(ctx, p, c.opts.Getenv, apiKey)
+	getenv := c.opts.Getenv
+	if strings.TrimSpace(baseURL) != "" {
+		if !p.Keyless() {
+			return HealthResult{}, badRequest("baseUrl is only for a keyless provider (Ollama)")
+		}
+		u, err := CheckOllamaURL(baseURL)
+		if err != nil {
+			return HealthResult{}, err
+		}
+		getenv = func(name string) string {
+			if name == p.BaseURLEnv {
+				return u
+			}
+			return c.opts.Getenv(name)
+		}
+	}
+	req, err := probeRequest(ctx, p, getenv, apiKey)
 	if err != nil {
 		return HealthResult{OK: false, Error: "Could not reach " + p.Name + "."}, nil
 	}

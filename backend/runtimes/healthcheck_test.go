@@ -114,6 +114,22 @@ func TestHealthCheckDialects(t *testing.T) {
 	if r, _ := w.cat.HealthCheck(ctx, executor.Native, "ollama", ""); !r.OK || f.lastPath.Load() != "/api/tags" || f.lastAuth.Load() != "|" {
 		t.Fatalf("%+v %v %v", r, f.lastPath.Load(), f.lastAuth.Load())
 	}
+	// A candidate Ollama address is checked before it is saved; nothing
+	// changes, and only a keyless provider takes one.
+	w.setenv("OLLAMA_BASE_URL", "")
+	f.lastPath.Store("")
+	if r, _ := w.cat.HealthCheckAt(ctx, executor.Native, "ollama", "", f.srv.URL); !r.OK || f.lastPath.Load() != "/api/tags" {
+		t.Fatalf("candidate address: %+v %v", r, f.lastPath.Load())
+	}
+	if w.cat.OllamaURL() != "" {
+		t.Fatal("a checked address was saved")
+	}
+	if _, err := w.cat.HealthCheckAt(ctx, executor.Native, "ollama", "", "file:///etc"); err == nil {
+		t.Fatal("a non-http address was checked")
+	}
+	if _, err := w.cat.HealthCheckAt(ctx, executor.Native, "groq", "gsk", f.srv.URL); err == nil {
+		t.Fatal("a keyed provider's address was chosen by the caller")
+	}
 	w.setenv("GROQ_BASE_URL", f.srv.URL+"/openai/v1/")
 	if r, _ := w.cat.HealthCheck(ctx, executor.Native, "groq", "gsk"); !r.OK || f.lastPath.Load() != "/openai/v1/models" {
 		t.Fatalf("%+v %v", r, f.lastPath.Load())

@@ -1,8 +1,8 @@
 // Setting up a local Ollama: it has no key, so connecting it stores
 // nothing; what makes it usable is its address, saved as a setting outside
 // the secrets vault (OLLAMA_BASE_URL, when set, wins over it). The address
-// is saved, Ollama is asked whether it answers there, and a failed check
-// puts the previous address back, so a wrong one never reads "Ready".
+// is checked first and saved only when Ollama answers there, so a wrong
+// one never reads "Ready" and the card never flickers.
 
 import { describeError } from '../../lib/api/errors';
 import type { ConnectionState, HealthCheckResult } from '../../lib/api/types';
@@ -14,19 +14,22 @@ export const OLLAMA_DEFAULT_URL = 'http://localhost:11434';
 export interface OllamaClient {
   ollamaURL(): Promise<string | null>;
   setOllamaURL(url: string | null): Promise<ConnectionState>;
-  healthcheck(provider: string): Promise<HealthCheckResult>;
+  /** Checks Ollama at baseUrl, or at its configured address without one. */
+  healthcheckOllama(baseUrl?: string): Promise<HealthCheckResult>;
 }
 
 export type OllamaOutcome = { ok: true; state: ConnectionState; url: string } | { ok: false; error: string };
 
 /**
- * Saves the typed address (else the saved one, else Ollama's default) and
- * checks that Ollama answers there. With OLLAMA_BASE_URL set (fromEnv) and
- * nothing typed, it only checks: the environment's address wins anyway.
+ * Checks the typed address (else the saved one, else Ollama's default) and
+ * saves it once Ollama answers there. With OLLAMA_BASE_URL set (fromEnv)
+ * and nothing typed it only checks: the environment's address wins anyway.
  */
 export async function connectOllama(client: OllamaClient, typed: string, fromEnv = false): Promise<OllamaOutcome> {
+  const check = (url?: string) =>
+    client.healthcheckOllama(url).catch((err: unknown): HealthCheckResult => ({ ok: false, error: describeError(err) }));
   if (fromEnv && typed.trim() === '') {
-    const hc = await client.healthcheck('ollama').catch((err: unknown) => ({ ok: false, error: describeError(err) }));
+    const hc = await check();
     if (!hc.ok) return { ok: false, error: `Ollama does not answer at OLLAMA_BASE_URL: ${clip(hc.error)}.` };
     return { ok: true, state: 'ready', url: 'OLLAMA_BASE_URL' };
   }
@@ -37,23 +40,13 @@ export async function connectOllama(client: OllamaClient, typed: string, fromEnv
     return { ok: false, error: describeError(err) };
   }
   const url = typed.trim() || previous || OLLAMA_DEFAULT_URL;
-  let state: ConnectionState;
+  const hc = await check(url);
+  if (!hc.ok) return { ok: false, error: `Ollama does not answer at ${url}: ${clip(hc.error)}. Nothing was saved.` };
   try {
-    state = await client.setOllamaURL(url);
+    return { ok: true, state: await client.setOllamaURL(url), url };
   } catch (err) {
     return { ok: false, error: describeError(err) };
   }
-  let hc: HealthCheckResult;
-  try {
-    hc = await client.healthcheck('ollama');
-  } catch (err) {
-    hc = { ok: false, error: describeError(err) };
-  }
-  if (!hc.ok) {
-    if (url !== previous) await client.setOllamaURL(previous).catch(() => undefined);
-    return { ok: false, error: `Ollama does not answer at ${url}: ${clip(hc.error)}. Nothing was saved.` };
-  }
-  return { ok: true, state, url };
 }
 
 /** A check's error without its closing full stop, to sit inside a sentence. */

@@ -163,6 +163,12 @@ export class ApiClient {
     return decodeHealthCheck(await this.request('POST', `${rt('clawboo-native')}/healthcheck`, body));
   }
 
+  /** Asks a local Ollama whether it answers, at baseUrl or at its configured address. */
+  async healthcheckOllama(baseUrl?: string): Promise<HealthCheckResult> {
+    const body = baseUrl === undefined ? { provider: 'ollama' } : { provider: 'ollama', baseUrl };
+    return decodeHealthCheck(await this.request('POST', `${rt('clawboo-native')}/healthcheck`, body));
+  }
+
   /** The saved address of a local Ollama (a setting, not a secret); null when none. */
   async ollamaURL(): Promise<string | null> {
     const v = (await this.request('GET', '/api/settings/ollama-base-url')) as { url?: unknown };
