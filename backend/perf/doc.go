@@ -5,4 +5,11 @@
 // the backend, so they measure the real binary rather than a test harness;
 // the worktree benchmark drives backend/worktree directly, since provisioning
 // is a library call with no HTTP in front of it yet.
+//
+// Every figure that has one is printed beside its floor, measured in the
+// same run on the same machine: a bare Go HTTP server built from
+// floorSource (cold start, idle RSS), GET /api/health on the same server
+// (run rate, latency), bare `git worktree add` (provisioning). Targets are
+// ratios to the floor where the issue sets them so, never tuned to a
+// machine.
 package perf
