@@ -3,50 +3,124 @@ package backend
 import (
 	"bufio"
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 )
 
-const module = "github.com/clawboo/desktop/"
+const module = "github.com/clawboo/desktop"
+
+// archDoc is the house plan; its packages table is the one list of
+// packages and arrows (see its "Packages and arrows" section for the shape).
+var archDoc = filepath.Join("..", "docs", "architecture.md")
 
 // The Arch tests run `go list`, whose inputs the test cache does not see:
 // the Makefile runs them with -count=1.
 
-// allowed is DESIGN.md section 3: which backend packages each package may
-// import. Arrows point one way; a package missing here may import nothing
-// from backend. Test-only imports (mock in the supervisor's tests) are not
-// counted: `go list -deps` without -test sees production code only.
-var allowed = map[string][]string{
-	"backend/config":                {},
-	"backend/bus":                   {},
-	"backend/store":                 {},
-	"backend/proc":                  {},
-	"backend/executor":              {},
-	"backend/executor/executortest": {"executor"},
-	"backend/llm":                   {},
-	"backend/perf":                  {},
-	"backend/redact":                {},
-	"backend/jail":                  {},
-	"backend/fakes/fakeanthropic":   {}, // test support: the scripted Messages API
-	"backend/fakes/fakeprovider":    {}, // test support: the scripted provider APIs (Messages, Chat Completions)
-	"backend/fakes/fakeresponses":   {}, // test support: the scripted OpenAI Responses API (Codex, OpenClaw)
-	"backend/fakes/fakehermes":      {}, // test support: a stand-in hermes program (PyPI is unreachable here)
-	"backend/vault":                 {"config"},
-	"backend/mcp":                   {"store", "redact"},
-	"backend/worktree":              {"proc", "redact"},
-	"backend/board":                 {"store", "bus"},
-	"backend/approval":              {"store", "bus", "redact"},
-	"backend/budget":                {"store", "bus"},
-	"backend/runtimes":              {"config", "vault", "proc", "executor"},
-	"backend/agents":                {"store", "budget", "vault", "config", "executor"},
-	"backend/supervisor":            {"redact", "executor", "board", "worktree", "approval", "budget", "vault", "store", "bus"},
-	"backend/api":                   {"redact", "config", "bus", "store", "vault", "proc", "executor", "llm", "mcp", "worktree", "board", "approval", "budget", "runtimes", "supervisor", "agents"},
+// archTags are the build-tag sets the arrows are checked under: app/ keeps
+// its Wails code behind the desktop tag, so a plain `go list` would miss it.
+var archTags = []string{"", "desktop,production,webkit2_41,e2e"}
+
+// arrows is the parsed packages table: a row's package (a module-relative
+// path, "main" for the module root, or a "/..." pattern) to what it may
+// import (the same forms).
+type arrows map[string][]string
+
+var (
+	tableHeader = regexp.MustCompile(`^\|\s*package\s*\|\s*owns\s*\|\s*may import\s*\|\s*$`)
+	backticked  = regexp.MustCompile("`([^`]+)`")
+)
+
+// readArrows parses the one `| package | owns | may import |` table of the
+// document. It is strict on purpose: a row the parser cannot read is an
+// error, not a silently missing arrow.
+func readArrows(t *testing.T, path string) arrows {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the architecture document: %v", err)
+	}
+	table := arrows{}
+	tables := 0
+	in := false
+	for n, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case tableHeader.MatchString(line):
+			tables++
+			in = true
+			continue
+		case !in:
+			continue
+		case !strings.HasPrefix(line, "|"):
+			in = false
+			continue
+		case strings.HasPrefix(line, "|---") || strings.HasPrefix(line, "| ---"):
+			continue
+		}
+		cells := strings.Split(strings.ReplaceAll(strings.Trim(line, "|"), `\|`, ""), "|")
+		if len(cells) != 3 {
+			t.Fatalf("%s:%d: a packages row has 3 cells, this has %d: %s", path, n+1, len(cells), line)
+		}
+		pkg := backticked.FindAllStringSubmatch(cells[0], -1)
+		if len(pkg) != 1 {
+			t.Fatalf("%s:%d: the package cell names one `package`: %s", path, n+1, cells[0])
+		}
+		name := pkg[0][1]
+		if _, dup := table[name]; dup {
+			t.Fatalf("%s:%d: %s has two rows", path, n+1, name)
+		}
+		deps := []string{}
+		if strings.TrimSpace(cells[2]) != "—" {
+			for _, m := range backticked.FindAllStringSubmatch(cells[2], -1) {
+				deps = append(deps, m[1])
+			}
+			if len(deps) == 0 {
+				t.Fatalf("%s:%d: may import is `pkg`, `pkg` or —: %s", path, n+1, cells[2])
+			}
+		}
+		table[name] = deps
+	}
+	if tables != 1 {
+		t.Fatalf("%s: want exactly one | package | owns | may import | table, found %d", path, tables)
+	}
+	return table
 }
 
-// adapters may use the contract, child processes and typed pub/sub;
-// native also the provider clients and the in-process MCP servers.
-var adapterAllowed = []string{"executor", "proc", "llm", "mcp", "redact", "bus", "jail"}
+// matches reports whether a module-relative package matches a table name.
+func matches(pattern, pkg string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
+}
+
+// rowOf finds a package's row: the exact one, else the longest pattern.
+func (a arrows) rowOf(pkg string) (string, bool) {
+	if _, ok := a[pkg]; ok {
+		return pkg, true
+	}
+	best := ""
+	for name := range a {
+		if strings.HasSuffix(name, "/...") && matches(name, pkg) && len(name) > len(best) {
+			best = name
+		}
+	}
+	return best, best != ""
+}
+
+// rel turns an import path of this module into the table's form.
+func rel(imp string) (string, bool) {
+	if imp == module {
+		return "main", true
+	}
+	r, ok := strings.CutPrefix(imp, module+"/")
+	return r, ok
+}
 
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
@@ -68,52 +142,100 @@ func goList(t *testing.T, args ...string) []string {
 	return lines
 }
 
-func TestArchImportArrowsPointDown(t *testing.T) {
-	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
-		fields := strings.Fields(line)
-		pkg := strings.TrimPrefix(fields[0], module)
-		if pkg == "backend" {
-			continue // the composition root wires everything
-		}
-		var ok []string
-		switch {
-		case strings.HasPrefix(pkg, "backend/adapters/"):
-			ok = adapterAllowed
-		default:
-			var known bool
-			ok, known = allowed[pkg]
-			if !known {
-				t.Errorf("%s is not in DESIGN.md's package table: add it there and here", pkg)
-				continue
+// moduleImports lists every package of the module with its production
+// imports of the module, unioned over archTags.
+func moduleImports(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	imports := map[string]map[string]bool{}
+	for _, tags := range archTags {
+		for _, line := range goList(t, "-tags", tags, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...") {
+			fields := strings.Fields(line)
+			pkg, _ := rel(fields[0])
+			if imports[pkg] == nil {
+				imports[pkg] = map[string]bool{}
+			}
+			for _, imp := range fields[1:] {
+				if dep, ok := rel(imp); ok {
+					imports[pkg][dep] = true
+				}
 			}
 		}
-		for _, imp := range fields[1:] {
-			if !strings.HasPrefix(imp, module) {
+	}
+	return imports
+}
+
+func TestArchImportArrows(t *testing.T) {
+	table := readArrows(t, archDoc)
+	imports := moduleImports(t)
+	pkgs := make([]string, 0, len(imports))
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	used := map[string]bool{}
+	for _, pkg := range pkgs {
+		row, ok := table.rowOf(pkg)
+		if !ok {
+			t.Errorf("%s has no row in %s: add it there", pkg, archDoc)
+			continue
+		}
+		used[row] = true
+		deps := make([]string, 0, len(imports[pkg]))
+		for d := range imports[pkg] {
+			deps = append(deps, d)
+		}
+		sort.Strings(deps)
+		for _, dep := range deps {
+			if matches("backend/...", pkg) && (dep == "main" || matches("app/...", dep)) {
+				t.Errorf("%s imports %s: backend never imports app or main", pkg, dep)
 				continue
 			}
-			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "backend/")
-			if dep == "app" || strings.HasPrefix(dep, "app/") || imp == module[:len(module)-1] {
-				t.Errorf("%s imports %s: backend never imports app or main", pkg, imp)
-				continue
+			if !permitted(table[row], dep) {
+				t.Errorf("%s imports %s, which %s does not allow (row %s)", pkg, dep, archDoc, row)
 			}
-			if !permitted(ok, dep) {
-				t.Errorf("%s imports backend/%s, which DESIGN.md does not allow", pkg, dep)
-			}
+		}
+	}
+	// A row with no package is a document that has drifted from the code.
+	for name := range table {
+		if !used[name] {
+			t.Errorf("%s has a row for %s, which matches no package", archDoc, name)
 		}
 	}
 }
 
 func permitted(ok []string, dep string) bool {
 	for _, o := range ok {
-		if dep == o || strings.HasPrefix(dep, o+"/") {
+		if matches(o, dep) {
 			return true
 		}
 	}
 	return false
 }
 
+// TestArchReadsTheTable keeps the parser honest on a table of known shape.
+func TestArchReadsTheTable(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "a.md")
+	err := os.WriteFile(doc, []byte("intro\n\n| package | owns | may import |\n|---|---|---|\n"+
+		"| `main` | the `cli` \\| flags | `app`, `backend` |\n"+
+		"| `backend/x` | x | — |\n"+
+		"| `backend/adapters/...` | y | `backend/executor` |\n\nafter | not a row\n"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := readArrows(t, doc)
+	if len(a) != 3 || len(a["main"]) != 2 || len(a["backend/x"]) != 0 {
+		t.Fatalf("%v", a)
+	}
+	if row, _ := a.rowOf("backend/adapters/openclaw/gatewaytest"); row != "backend/adapters/..." {
+		t.Fatalf("pattern row: %q", row)
+	}
+	if permitted(a["main"], "backend/store") || !permitted(a["main"], "backend") {
+		t.Fatal("an arrow to backend is not an arrow to all of backend")
+	}
+}
+
 func TestArchBackendIsCgoFreeAndWailsFree(t *testing.T) {
-	for _, line := range goList(t, "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}}", "./...") {
+	for _, line := range goList(t, "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}}", module+"/backend/...") {
 		fields := strings.Fields(line)
 		if strings.Contains(fields[0], "wailsapp") {
 			t.Errorf("backend depends on %s: only main.go and app/ may use Wails", fields[0])
@@ -131,15 +253,17 @@ func isStd(pkg string) bool {
 	return !strings.Contains(first, ".")
 }
 
-// TestArchMCPGoIsConfined keeps mark3labs/mcp-go inside backend/mcp (test
-// code may use its client to act as a real MCP client).
+// TestArchMCPGoIsConfined keeps mark3labs/mcp-go inside backend/mcp and its
+// subpackages (test code may use its client to act as a real MCP client).
 func TestArchMCPGoIsConfined(t *testing.T) {
-	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
-		fields := strings.Fields(line)
-		pkg := strings.TrimPrefix(fields[0], module)
-		for _, dep := range fields[1:] {
-			if strings.HasPrefix(dep, "github.com/mark3labs/mcp-go") && pkg != "backend/mcp" {
-				t.Errorf("%s imports %s: only backend/mcp may", pkg, dep)
+	for _, tags := range archTags {
+		for _, line := range goList(t, "-tags", tags, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...") {
+			fields := strings.Fields(line)
+			pkg, _ := rel(fields[0])
+			for _, dep := range fields[1:] {
+				if strings.HasPrefix(dep, "github.com/mark3labs/mcp-go") && !matches("backend/mcp/...", pkg) {
+					t.Errorf("%s imports %s: only backend/mcp may", pkg, dep)
+				}
 			}
 		}
 	}
