@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendEntries, groupActivity, sessionName } from './activity';
-import type { OpenClawActivity } from './openclawApi';
+import type { OpenClawActivity } from '../../lib/api/openclawTypes';
 
 function call(ts: number, sessionKey: string, id: string, name: string, input: unknown, runId = 'r1'): OpenClawActivity {
   return { ts, sessionKey, agent: sessionKey.split(':')[1] ?? '', runId, event: { kind: 'tool-call', toolCallId: id, name, input } };

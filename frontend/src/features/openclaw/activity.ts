@@ -4,7 +4,7 @@
 // runs feature's ToolCallItem draws them.
 
 import type { ToolCallView } from '../runs/runView';
-import type { OpenClawActivity } from './openclawApi';
+import type { OpenClawActivity } from '../../lib/api/openclawTypes';
 
 /** Entries kept in the view (the server keeps its last 200; the stream adds on). */
 export const MAX_ENTRIES = 1000;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cardView, envNotes, retryText, settingsUpdate, tokenPlaceholder, untilText } from './cardView';
-import { decodeStatus, type OpenClawSettings, type OpenClawStatus } from './openclawApi';
+import { decodeOpenClawStatus } from '../../lib/api/openclawDecode';
+import type { OpenClawSettings, OpenClawStatus } from '../../lib/api/openclawTypes';
 
 const NOW = 1_796_000_000_000;
 const fmt = (ms: number): string => `T+${(ms - NOW) / 1000}`;
@@ -8,7 +9,7 @@ const fmt = (ms: number): string => `T+${(ms - NOW) / 1000}`;
 const noSettings: OpenClawSettings = { url: '', urlSource: '', tokenSet: false, tokenSource: '' };
 
 function status(connection: Partial<OpenClawStatus['connection']>): OpenClawStatus {
-  return decodeStatus({ connection: { status: 'unconfigured', attempts: 0, ...connection }, settings: noSettings });
+  return decodeOpenClawStatus({ connection: { status: 'unconfigured', attempts: 0, ...connection }, settings: noSettings });
 }
 
 describe('the OpenClaw card', () => {
@@ -65,12 +66,12 @@ describe('the OpenClaw card', () => {
   });
 
   it('decodes a status with missing lists', () => {
-    const s = decodeStatus({ connection: { status: 'error' }, settings: noSettings, health: null });
+    const s = decodeOpenClawStatus({ connection: { status: 'error' }, settings: noSettings, health: null });
     expect(s.agents).toEqual([]);
     expect(s.mcpServers).toEqual({});
     expect(s.mcpRegistered).toBe(false);
     expect(s.connection.attempts).toBe(0);
-    expect(() => decodeStatus({ connection: {} })).toThrow(/OpenClaw status/);
+    expect(() => decodeOpenClawStatus({ connection: {} })).toThrow(/OpenClaw status/);
   });
 });
 

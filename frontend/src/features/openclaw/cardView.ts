@@ -1,7 +1,7 @@
 // Pure logic of the OpenClaw card: what each connection state reads as, the
 // retry line, the env-override notes, and the MCP button's label.
 
-import type { OpenClawSettings, OpenClawStatus } from './openclawApi';
+import type { OpenClawSettings, OpenClawStatus } from '../../lib/api/openclawTypes';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
 

@@ -3,10 +3,11 @@
 // "status" events; polled as JSON when the stream cannot be had) and the
 // activity feed ("recent", then one "activity" event per entry).
 
-import { ApiError, describeError } from '../../lib/api/errors';
+import { api as shared, ApiError, describeError } from '../../lib/api/client';
+import type { OpenClawApi } from '../../lib/api/openclawClient';
+import type { OpenClawActivity, OpenClawSettings, OpenClawStatus } from '../../lib/api/openclawTypes';
 import type { SseStream } from '../../lib/sse/stream';
 import { appendEntries } from './activity';
-import { openclawApi, type OpenClawActivity, type OpenClawApi, type OpenClawSettings, type OpenClawStatus } from './openclawApi';
 
 const POLL_MS = 5_000;
 const NOT_WIRED = 'OpenClaw is not available on this server.';
@@ -22,7 +23,7 @@ export class StatusFeed {
   private poll: ReturnType<typeof setTimeout> | undefined;
   private running = false;
 
-  constructor(private readonly api: OpenClawApi = openclawApi) {}
+  constructor(private readonly api: OpenClawApi = shared.openclaw) {}
 
   start(): void {
     if (this.running) return;
@@ -85,7 +86,7 @@ export class ActivityFeed {
 
   private stream: SseStream | null = null;
 
-  constructor(private readonly api: OpenClawApi = openclawApi) {}
+  constructor(private readonly api: OpenClawApi = shared.openclaw) {}
 
   start(): void {
     if (this.stream) return;

@@ -52,6 +52,7 @@ import type {
 } from './boardTypes';
 import { AgentsApi } from './agentClient';
 import { ApprovalsApi } from './approvalClient';
+import { OpenClawApi } from './openclawClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
@@ -83,6 +84,12 @@ export class ApiClient {
   readonly agents = new AgentsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The approvals queue (approvalClient.ts). */
   readonly approvals = new ApprovalsApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** The OpenClaw Gateway's settings, status, MCP registration and activity (openclawClient.ts). */
+  readonly openclaw = new OpenClawApi(
+    (method, path, body, signal) => this.request(method, path, body, signal),
+    // Read at call time: field initialisers run before the constructor sets fetchFn.
+    (input, init) => this.fetchFn(input, init),
+  );
 
   constructor(fetchFn?: FetchFn) {
     // Bind lazily so tests can swap globalThis.fetch and so `this` is right.
