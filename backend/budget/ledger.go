@@ -129,41 +129,76 @@ func (l *Ledger) Charge(ctx context.Context, c Charge) ([]Crossing, error) {
 	var crossings []Crossing
 	var changed []Budget
 	err := l.st.InTx(ctx, func(tx *sql.Tx) error {
-		crossings, changed = nil, nil
-		q := l.st.Tx(tx) // prepared once: a charge lands on every cost event
-		if _, err := q.ExecContext(ctx, `INSERT INTO spend(run_id, at, nano, kind, runtime_id, agent_id, team_id,
-			mission_id, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.RunID, now, int64(c.Nano), string(c.Kind), c.RuntimeID, null(c.Scopes.AgentID), null(c.Scopes.TeamID),
-			null(c.Scopes.MissionID), null(c.Model), c.InputTokens, c.OutputTokens); err != nil {
-			return fmt.Errorf("record spend: %w", err)
-		}
-		if c.Nano == 0 {
-			return nil
-		}
-		for _, ref := range c.Scopes.each() {
-			b, err := getBudget(ctx, q, ref.scope, ref.id)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			next, cross, err := apply(b, c.Nano, now)
-			if err != nil {
-				return err
-			}
-			if _, err := q.ExecContext(ctx, `UPDATE budgets SET spent_nano = ?, status = ?, updated_at = ?
-				WHERE scope = ? AND scope_id = ?`, int64(next.SpentNano), next.Status, now, string(ref.scope), ref.id); err != nil {
-				return fmt.Errorf("update %s budget %s: %w", ref.scope, ref.id, err)
-			}
-			crossings = append(crossings, cross...)
-			changed = append(changed, next)
-		}
-		return nil
+		var err error
+		crossings, changed, err = chargeIn(txQ{ctx, l.st.Tx(tx)}, c, now) // prepared once: a charge lands on every cost event
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("charge run %s: %w", c.RunID, err)
 	}
+	l.committed(c, crossings, changed)
+	return crossings, nil
+}
+
+// chargeQ is where a charge is written: a database/sql transaction
+// (Charge) or a run-ledger batch (BatchCharge).
+type chargeQ interface {
+	exec(query string, args ...any) error
+	row(query string, args ...any) interface{ Scan(...any) error }
+}
+
+type txQ struct {
+	ctx context.Context
+	q   store.Querier
+}
+
+func (t txQ) exec(query string, args ...any) error {
+	_, err := t.q.ExecContext(t.ctx, query, args...)
+	return err
+}
+
+func (t txQ) row(query string, args ...any) interface{ Scan(...any) error } {
+	return t.q.QueryRowContext(t.ctx, query, args...)
+}
+
+// chargeIn writes c's spend row and adds it to every matching budget inside
+// the caller's transaction, returning the crossings and changed budgets.
+func chargeIn(q chargeQ, c Charge, now int64) ([]Crossing, []Budget, error) {
+	if err := q.exec(`INSERT INTO spend(run_id, at, nano, kind, runtime_id, agent_id, team_id,
+			mission_id, model, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.RunID, now, int64(c.Nano), string(c.Kind), c.RuntimeID, null(c.Scopes.AgentID), null(c.Scopes.TeamID),
+		null(c.Scopes.MissionID), null(c.Model), c.InputTokens, c.OutputTokens); err != nil {
+		return nil, nil, fmt.Errorf("record spend: %w", err)
+	}
+	if c.Nano == 0 {
+		return nil, nil, nil
+	}
+	var crossings []Crossing
+	var changed []Budget
+	for _, ref := range c.Scopes.each() {
+		b, err := scanBudget(q.row(`SELECT `+budgetColumns+` FROM budgets WHERE scope = ? AND scope_id = ?`, string(ref.scope), ref.id))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s budget %s: %w", ref.scope, ref.id, err)
+		}
+		next, cross, err := apply(b, c.Nano, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := q.exec(`UPDATE budgets SET spent_nano = ?, status = ?, updated_at = ?
+				WHERE scope = ? AND scope_id = ?`, int64(next.SpentNano), next.Status, now, string(ref.scope), ref.id); err != nil {
+			return nil, nil, fmt.Errorf("update %s budget %s: %w", ref.scope, ref.id, err)
+		}
+		crossings = append(crossings, cross...)
+		changed = append(changed, next)
+	}
+	return crossings, changed, nil
+}
+
+// committed logs and publishes what a committed charge changed.
+func (l *Ledger) committed(c Charge, crossings []Crossing, changed []Budget) {
 	for _, b := range changed {
 		published := false
 		for i := range crossings {
@@ -181,7 +216,6 @@ func (l *Ledger) Charge(ctx context.Context, c Charge) ([]Crossing, error) {
 			l.publish(Event{Kind: EventBudget, Budget: b})
 		}
 	}
-	return crossings, nil
 }
 
 // ChargeUnreported records the estimate for a run that ended without any
@@ -191,6 +225,11 @@ func (l *Ledger) Charge(ctx context.Context, c Charge) ([]Crossing, error) {
 // reporting cost is usually a changed output format and budgets would
 // silently under-count.
 func (l *Ledger) ChargeUnreported(ctx context.Context, c Charge, inChars, outChars int64, aborted bool) ([]Crossing, error) {
+	return l.Charge(ctx, l.unreported(c, inChars, outChars, aborted))
+}
+
+// unreported prices an unreported run's estimate and warns about it.
+func (l *Ledger) unreported(c Charge, inChars, outChars int64, aborted bool) Charge {
 	c.Kind, c.Nano = KindCharEstimate, CharCost(c.Model, inChars, outChars)
 	if IsLocal("", c.Model) {
 		c.Kind, c.Nano = KindLocal, 0
@@ -201,7 +240,7 @@ func (l *Ledger) ChargeUnreported(ctx context.Context, c Charge, inChars, outCha
 			"run_id", c.RunID, "runtime", c.RuntimeID, "model", c.Model,
 			"estimate", c.Nano.String())
 	}
-	return l.Charge(ctx, c)
+	return c
 }
 
 // apply adds n to b and works out the new status and the crossings.

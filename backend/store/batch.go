@@ -77,9 +77,10 @@ var ledgerSQL = [nQueries]string{
 
 // ledgerStmts are the driver statements of one writer connection.
 type ledgerStmts struct {
-	mu   sync.Mutex
-	conn any // the driver connection they were prepared on
-	st   [nQueries]driver.Stmt
+	mu    sync.Mutex
+	conn  any // the driver connection they were prepared on
+	st    [nQueries]driver.Stmt
+	extra map[string]driver.Stmt // Batch.Exec and QueryRow, by query text
 }
 
 // forConn returns the statements for dc, preparing them when dc is a
@@ -91,7 +92,7 @@ func (l *ledgerStmts) forConn(ctx context.Context, dc any) (*[nQueries]driver.St
 	}
 	// A different connection means the old one was closed, and its
 	// statements with it: forget them, do not finalize them.
-	l.st, l.conn = [nQueries]driver.Stmt{}, nil
+	l.st, l.conn, l.extra = [nQueries]driver.Stmt{}, nil, nil
 	pc, ok := dc.(driver.ConnPrepareContext)
 	if !ok {
 		return nil, errors.New("sqlite driver cannot prepare statements")
@@ -115,7 +116,10 @@ func (l *ledgerStmts) closeAll() {
 			l.st[i] = nil
 		}
 	}
-	l.conn = nil
+	for _, st := range l.extra {
+		_ = st.Close()
+	}
+	l.conn, l.extra = nil, nil
 }
 
 // close finalizes the statements on their connection before the database
@@ -139,6 +143,7 @@ func (s *Store) closeLedger() {
 type Batch struct {
 	ctx context.Context
 	st  *[nQueries]driver.Stmt
+	l   *ledgerStmts
 }
 
 func (b *Batch) exec(q int, args ...any) error {
@@ -202,7 +207,7 @@ func (s *Store) WriteBatch(ctx context.Context, fn func(b *Batch) error) error {
 		if err != nil {
 			return err
 		}
-		b := &Batch{ctx: ctx, st: st}
+		b := &Batch{ctx: ctx, st: st, l: &s.ledger}
 		if err := b.exec(qBegin); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}

@@ -14,7 +14,7 @@ func (l *liveRun) finish(o *outcome) {
 	s := l.s
 	now := s.opts.Now()
 	f := store.RunFinish{ID: l.id, EndedAt: now.UnixMilli(), InputTokens: o.usage.InputTokens, OutputTokens: o.usage.OutputTokens}
-	l.settleCost(o, &f)
+	pending := l.settleCost(o, &f)
 	if o.done != nil {
 		// The adapter reported its own end.
 		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
@@ -58,9 +58,21 @@ func (l *liveRun) finish(o *outcome) {
 		f.SessionKey = l.sessionKey
 	}
 	row := l.row(f)
+	fin := op{kind: opFinish, runID: l.id, final: &row, done: l.doneRow}
+	var settled store.RunFinish
+	if pending != nil {
+		fin.charge = l.chargeInBatch(pending, o, &settled)
+	}
 	// The journal retries a failed write with a short backoff; what still
 	// fails is handed to the resaver, and the run ends failed in memory.
-	if err := s.journal.call(context.Background(), op{kind: opFinish, runID: l.id, final: &row, done: l.doneRow}); err != nil {
+	err := s.journal.call(context.Background(), fin)
+	if pending != nil {
+		if err == nil {
+			f = settled // as written, a paused budget included
+		}
+		l.settleCharge(pending, o, err == nil)
+	}
+	if err != nil {
 		s.opts.Log.Error("run result not saved", "run", l.id, "err", err)
 		l.saveErr = fmt.Errorf("%w: %w", ErrNotSaved, err)
 		f.Status, f.DoneReason, f.Error = store.RunFailed, string(executor.DoneError), notSavedMessage(err)

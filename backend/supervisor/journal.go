@@ -40,6 +40,10 @@ type op struct {
 	// first write never landed, and the done event to store with it then
 	final *store.NewRun
 	done  *store.NewEvent
+	// charge, when set, writes the run's run-end spend in the same batch
+	// and may adjust the copy of final.Final this attempt writes (a paused
+	// budget); it runs again on every retry of the batch.
+	charge func(b *store.Batch, f *store.RunFinish) error
 
 	onFail func(error) // event ops: tell the run its events are not being saved
 	reply  chan error
@@ -313,7 +317,8 @@ func (j *journal) settle(batch []op, err error) {
 // folded into that insert are skipped: a short run then costs one row write.
 func apply(b *store.Batch, batch []op) error {
 	created := map[string]*store.NewRun{}
-	var doneIn map[string]int64 // done events in this batch, by run
+	var doneIn map[string]int64       // done events in this batch, by run
+	var charged map[int]*store.NewRun // finish rows as their charge left them
 	for i := range batch {
 		o := &batch[i]
 		switch o.kind {
@@ -333,8 +338,22 @@ func apply(b *store.Batch, batch []op) error {
 				nr.StartedAt = &at
 			}
 		case opFinish:
+			final := o.final
+			if o.charge != nil {
+				f := *final.Final
+				if err := o.charge(b, &f); err != nil {
+					return err
+				}
+				r := *final
+				r.Final = &f
+				final = &r
+				if charged == nil {
+					charged = map[int]*store.NewRun{}
+				}
+				charged[i] = final
+			}
 			if nr := created[o.runID]; nr != nil {
-				nr.Final = o.final.Final
+				nr.Final = final.Final
 			}
 		}
 	}
@@ -367,7 +386,11 @@ func apply(b *store.Batch, batch []op) error {
 				if seq, ok := doneIn[o.runID]; ok && done != nil && seq == done.Seq {
 					done = nil // written by this batch already
 				}
-				err = b.FinishOrSave(*o.final, done)
+				final := o.final
+				if r := charged[i]; r != nil {
+					final = r
+				}
+				err = b.FinishOrSave(*final, done)
 			}
 		default:
 			err = errors.New("unknown journal op")

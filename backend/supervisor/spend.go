@@ -126,9 +126,12 @@ func (l *liveRun) crossed(cs []budget.Crossing) string {
 
 // settleCost fills the run's cost: what was charged while it ran, or, when
 // the runtime reported nothing, an estimate from characters (which the
-// ledger records and, unless the run was aborted, warns about).
-func (l *liveRun) settleCost(o *outcome, f *store.RunFinish) {
+// ledger records and, unless the run was aborted, warns about). The
+// estimate is returned to be written in the batch that writes the run's
+// result (finish), so a run that reported no cost still costs one commit.
+func (l *liveRun) settleCost(o *outcome, f *store.RunFinish) *budget.BatchCharge {
 	sp := &o.spend
+	var pending *budget.BatchCharge
 	if !sp.charged {
 		model := sp.modelOr(l.params.Model)
 		in := int64(len(l.params.Message) + len(l.params.Context))
@@ -139,15 +142,12 @@ func (l *liveRun) settleCost(o *outcome, f *store.RunFinish) {
 			kind, nano = budget.KindLocal, 0
 		}
 		if led := l.s.opts.Budget; led != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			crossings, err := led.ChargeUnreported(ctx, budget.Charge{
+			var err error
+			pending, err = led.UnreportedInBatch(budget.Charge{
 				RunID: l.id, RuntimeID: string(l.adapter.ID()), Model: model, Scopes: l.scopes(),
 			}, in, sp.outChars, aborted)
-			cancel()
 			if err != nil {
 				l.s.opts.Log.Error("spend estimate not recorded", "run", l.id, "err", err)
-			} else if scope := l.crossed(crossings); scope != "" && o.budgetStop == "" {
-				o.budgetStop = scope // nothing left to stop, but the run is recorded as paused
 			}
 		}
 		sp.byKind = map[budget.Kind]budget.Nano{kind: nano}
@@ -158,5 +158,50 @@ func (l *liveRun) settleCost(o *outcome, f *store.RunFinish) {
 	f.CostKind = string(sp.dominant())
 	if f.InputTokens == 0 && f.OutputTokens == 0 {
 		f.InputTokens, f.OutputTokens = sp.in, sp.out
+	}
+	return pending
+}
+
+// chargeInBatch is the finish op's hook for a run-end estimate: it writes
+// the charge in the journal's batch and, when the charge paused a cap
+// budget, records the run as paused in f (the copy this attempt writes;
+// nothing is left to stop). finish calls settleCharge after the commit.
+func (l *liveRun) chargeInBatch(pending *budget.BatchCharge, o *outcome, settled *store.RunFinish) func(*store.Batch, *store.RunFinish) error {
+	return func(b *store.Batch, f *store.RunFinish) error {
+		crossings, err := pending.Write(b)
+		if err != nil {
+			return err
+		}
+		if o.budgetStop == "" && !o.timedOut {
+			for _, c := range crossings {
+				if c.Paused {
+					f.Status, f.Error = store.RunAborted, "budget_paused:"+string(c.Scope)
+				}
+			}
+		}
+		*settled = *f
+		return nil
+	}
+}
+
+// settleCharge reports a run-end charge once it is durable: the batch
+// committed it (saved), or, when the run's result could not be saved, the
+// charge is tried on its own so the spend is not lost with the row.
+func (l *liveRun) settleCharge(pending *budget.BatchCharge, o *outcome, saved bool) {
+	var crossings []budget.Crossing
+	if saved {
+		crossings = pending.Committed()
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var err error
+		crossings, err = l.s.opts.Budget.Charge(ctx, pending.Charge())
+		cancel()
+		if err != nil {
+			l.s.opts.Log.Error("spend estimate not recorded", "run", l.id, "err", err)
+			return
+		}
+	}
+	if scope := l.crossed(crossings); scope != "" && o.budgetStop == "" {
+		o.budgetStop = scope
 	}
 }

@@ -162,3 +162,27 @@ func TestCharEstimateIsPricedAtTheReportedModel(t *testing.T) {
 		t.Fatal("the test needs a model priced unlike the default")
 	}
 }
+
+// A run that reports no cost is charged its estimate in the batch that
+// writes its result: the spend row, the budget and the run's paused state
+// land together, and the run is recorded as paused by the cap it tipped.
+func TestRunEndEstimateCommitsWithResult(t *testing.T) {
+	e := setupTasks(t, Options{})
+	ctx := context.Background()
+	task := e.task(t, board.NewTask{Title: "estimated", RepoPath: gitRepo(t)})
+	if _, err := e.ledger.SetBudget(ctx, budget.ScopeMission, task.RootID, budget.FromUSD(0.000001), "cap"); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := e.runTask(t, task.ID, "!ok "+strings.Repeat("a", 4000))
+	if run.Status != store.RunAborted || run.Error != "budget_paused:mission" || run.CostKind == nil || *run.CostKind != "char-estimate" {
+		t.Fatalf("%+v", run)
+	}
+	b, err := e.ledger.Budget(ctx, budget.ScopeMission, task.RootID)
+	if err != nil || b.Status != budget.StatusPaused || b.SpentNano <= 0 {
+		t.Fatalf("%+v %v", b, err)
+	}
+	nano, kind, err := e.ledger.RunSpend(ctx, run.ID)
+	if err != nil || kind != budget.KindCharEstimate || nano != b.SpentNano {
+		t.Fatalf("run spend %v %q %v, budget %v", nano, kind, err, b.SpentNano)
+	}
+}
