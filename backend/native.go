@@ -93,7 +93,8 @@ func (b *Backend) nativeConfig(ctx context.Context, agentID string) native.Agent
 func (b *Backend) nativeRouter(ctx context.Context, cfg native.AgentConfig, getenv func(string) string) (llm.Provider, error) {
 	key := func(provider, envVar string) string {
 		if envVar == "" {
-			envVar = llm.EnvVarFor(provider)
+			p, _ := config.ProviderByID(provider)
+			envVar = p.EnvVar
 		}
 		if envVar == "" {
 			return ""

@@ -4,20 +4,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/fakes/fakeprovider"
 )
 
 func TestKnownProvidersInOrder(t *testing.T) {
 	var ids []string
-	for _, p := range KnownProviders() {
+	for _, p := range config.Providers {
 		ids = append(ids, p.ID)
 	}
 	if got := strings.Join(ids, ","); got != "anthropic,openai,openrouter,ollama,google,xai,groq,mistral,together,cerebras,moonshot" {
 		t.Fatalf("order = %s", got)
 	}
 	for id, want := range map[string]string{"anthropic": "ANTHROPIC_API_KEY", "google": "GEMINI_API_KEY", "moonshot": "MOONSHOT_API_KEY", "ollama": "", "nope": ""} {
-		if got := EnvVarFor(id); got != want {
-			t.Errorf("EnvVarFor(%s) = %q", id, got)
+		if p, _ := config.ProviderByID(id); p.EnvVar != want {
+			t.Errorf("EnvVar of %s = %q", id, p.EnvVar)
 		}
 	}
 }
@@ -36,8 +37,8 @@ func TestDefaultBaseURLs(t *testing.T) {
 		"cerebras":   "https://api.cerebras.ai/v1",
 		"moonshot":   "https://api.moonshot.ai/v1",
 	}
-	for _, p := range KnownProviders() {
-		if got := p.Base(func(string) string { return "" }); got != want[p.ID] {
+	for _, p := range config.Providers {
+		if got := base(p, nil); got != want[p.ID] {
 			t.Errorf("%s: %s", p.ID, got)
 		}
 	}
@@ -58,11 +59,11 @@ func TestUnknownProvider(t *testing.T) {
 // fake under the prefix the variable names.
 func TestBaseURLOverrides(t *testing.T) {
 	r := newRig(t)
-	for _, p := range KnownProviders() {
+	for _, p := range config.Providers {
 		t.Run(p.ID, func(t *testing.T) {
 			prefix := "/" + p.ID + "/v1"
 			path := prefix + "/chat/completions"
-			if p.Family == FamilyAnthropic {
+			if family(p) == FamilyAnthropic {
 				prefix, path = "/"+p.ID, "/"+p.ID+"/v1/messages"
 			}
 			env := map[string]string{p.BaseURLEnv: r.srv.URL + prefix + "/"}

@@ -1,8 +1,9 @@
 // Package llm is the native runtime's view of model providers: one small
 // streaming interface over the official Anthropic and OpenAI Go SDKs (the
-// OpenAI client also serves the OpenAI-compatible providers and Ollama),
-// the provider catalog, error classes, fallback routing and the pinned
-// price table.
+// OpenAI client also serves the OpenAI-compatible providers and Ollama)
+// for the providers of config's table (the one list of providers, their
+// key variables and API roots), error classes, fallback routing and the
+// pinned price table.
 //
 // Invariants:
 //   - A Stream yields events in order and ends with exactly one Done (or an

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/clawboo/desktop/backend/config"
 )
 
 // Candidate is one provider the Router may use: the primary first, then
@@ -46,7 +48,7 @@ type Router struct {
 func NewRouter(cands []Candidate, getenv func(string) string) (*Router, error) {
 	r := &Router{}
 	for _, c := range cands {
-		info, ok := Lookup(c.Provider)
+		info, ok := config.ProviderByID(c.Provider)
 		if !ok {
 			return nil, fmt.Errorf("unknown provider: %s", c.Provider)
 		}
@@ -62,8 +64,10 @@ func NewRouter(cands []Candidate, getenv func(string) string) (*Router, error) {
 	}
 	if len(r.cands) == 0 {
 		checked := "the primary key"
-		if len(cands) > 0 && EnvVarFor(cands[0].Provider) != "" {
-			checked = EnvVarFor(cands[0].Provider)
+		if len(cands) > 0 {
+			if p, _ := config.ProviderByID(cands[0].Provider); p.EnvVar != "" {
+				checked = p.EnvVar
+			}
 		}
 		return nil, &Error{Class: ClassAuth, msg: fmt.Sprintf("no provider key available (checked %s and fallbacks)", checked)}
 	}

@@ -8,13 +8,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/adapters/codex"
 	"github.com/clawboo/desktop/backend/proc"
 )
 
 // codexLogin answers whether `codex login` has authenticated, from the
 // credential file the CLI writes ($CODEX_HOME/auth.json, default
 // ~/.codex/auth.json). The file is re-read only when its size or time
-// changes; its contents are checked for shape and never kept. A re-check
+// changes; its contents are checked for shape (the Codex adapter owns
+// that format: codex.AuthUsable) and never kept. A re-check
 // may also ask the CLI itself (`codex login status`).
 type codexLogin struct {
 	getenv func(string) string
@@ -45,7 +47,7 @@ func (c *codexLogin) loggedIn() bool {
 	defer c.mu.Unlock()
 	if stamp != c.stamp {
 		c.stamp = stamp
-		c.fromFS = stamp != "" && proc.CodexAuthUsable(path)
+		c.fromFS = stamp != "" && codex.AuthUsable(path)
 	}
 	if c.fromCLI != nil {
 		return *c.fromCLI || c.fromFS

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"github.com/clawboo/desktop/backend/proc"
 )
 
 // The managed CODEX_HOME: one folder per agent under
@@ -67,7 +65,7 @@ func prepareHome(s homeSetup) (provisioned, error) {
 	}
 	p := activeProvider(string(user))
 	switch {
-	case proc.CodexAuthUsable(filepath.Join(s.Dir, "auth.json")):
+	case AuthUsable(filepath.Join(s.Dir, "auth.json")):
 	case s.HasKey("OPENAI_API_KEY"), s.HasKey("CODEX_API_KEY"):
 	case p.custom && p.envKey == "":
 		// A provider that needs no key (a local server).
