@@ -47,8 +47,9 @@ type Options struct {
 	UI      fs.FS // built frontend; nil serves a "not built" page
 	Log     *slog.Logger
 	Version string
-	// Getenv and Environ read the process environment (nil = os's); tests
-	// inject their own.
+	// Getenv and Environ read the process environment (nil = os's, set once
+	// in New so no part below needs its own fallback); tests inject their
+	// own.
 	Getenv  func(string) string
 	Environ func() []string
 }
@@ -97,6 +98,12 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ
 	}
 	cfg := opts.Config
 	if err := cfg.EnsureHome(); err != nil {
@@ -152,7 +159,9 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
-	if err := b.registerCLIs(opts); err != nil {
+	// The runtimes outside the process, in this order (the catalog lists
+	// them in registration order). A new runtime is one more opener here.
+	if err := b.register(opts, openClaude, openCodex, openHermes, openOpenClaw); err != nil {
 		_ = b.Close(ctx)
 		return nil, err
 	}
@@ -170,12 +179,6 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 // are installed to, Codex's credential file and OpenClaw's .env.
 func (b *Backend) openRuntimes(opts Options) error {
 	getenv, environ := opts.Getenv, opts.Environ
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if environ == nil {
-		environ = os.Environ
-	}
 	changed := func() { b.runtimesChanged.Publish(struct{}{}) }
 	v, err := vault.Open(vault.Options{
 		Home: b.Config.Home, Getenv: getenv, ForceFile: b.Config.FileVault,

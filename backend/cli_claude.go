@@ -2,15 +2,13 @@ package backend
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/clawboo/desktop/backend/adapters/claudecode"
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 )
-
-func init() { cliOpeners = append(cliOpeners, openClaude) }
 
 // claudeKeyName is the vault slot of the key a Claude Code run gets.
 const claudeKeyName = "ANTHROPIC_API_KEY"
@@ -24,10 +22,6 @@ const claudeKeyName = "ANTHROPIC_API_KEY"
 // conversation scratch folder under the Clawboo home, where the CLI finds
 // the session again on resume.
 func openClaude(b *Backend, opts Options) executor.Adapter {
-	environ := opts.Environ
-	if environ == nil {
-		environ = os.Environ
-	}
 	return claudecode.New(claudecode.Options{
 		Binary: func() (string, bool) {
 			if b.resolver == nil {
@@ -45,8 +39,8 @@ func openClaude(b *Backend, opts Options) executor.Adapter {
 		MCP: func(ctx context.Context, req executor.StartRequest) (claudecode.MCPServers, error) {
 			return b.claudeMCP(ctx, req)
 		},
-		Environ:    environ,
-		ScratchDir: filepath.Join(b.Config.Home, "runtimes", string(executor.ClaudeCode), "scratch"),
+		Environ:    opts.Environ,
+		ScratchDir: filepath.Join(config.RuntimeHome(b.Config.Home, string(executor.ClaudeCode)), "scratch"),
 		Log:        b.log.With("part", "claude-code"),
 	})
 }

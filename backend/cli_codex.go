@@ -2,14 +2,11 @@ package backend
 
 import (
 	"context"
-	"os"
 
 	"github.com/clawboo/desktop/backend/adapters/codex"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 )
-
-func init() { cliOpeners = append(cliOpeners, openCodex) }
 
 // openCodex builds the Codex runtime: the binary from the resolver (PATH
 // and the per-user install folders), managed homes under the Clawboo
@@ -17,18 +14,11 @@ func init() { cliOpeners = append(cliOpeners, openCodex) }
 // Clawboo's MCP servers attached for the run's team and agent (the run's
 // own token travels only in the child's environment).
 func openCodex(b *Backend, opts Options) executor.Adapter {
-	getenv, environ := opts.Getenv, opts.Environ
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if environ == nil {
-		environ = os.Environ
-	}
 	return codex.New(codex.Options{
 		Find:     func() (string, bool) { return b.resolver.Find("codex") },
 		Home:     b.Config.Home,
-		UserHome: codex.DefaultUserHome(getenv),
-		Environ:  environ,
+		UserHome: codex.DefaultUserHome(opts.Getenv),
+		Environ:  opts.Environ,
 		Key: func(ctx context.Context, name string) string {
 			if b.Vault == nil {
 				return ""

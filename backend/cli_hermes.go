@@ -2,15 +2,13 @@ package backend
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/clawboo/desktop/backend/adapters/hermes"
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 )
-
-func init() { cliOpeners = append(cliOpeners, openHermes) }
 
 // openHermes builds the Hermes runtime: managed homes under
 // <home>/runtimes/hermes, seeded from the user's own Hermes config
@@ -18,13 +16,7 @@ func init() { cliOpeners = append(cliOpeners, openHermes) }
 // resolver, provider keys from the vault as the "hermes" runtime, and the
 // four MCP servers bound to each run's agent and team.
 func openHermes(b *Backend, opts Options) executor.Adapter {
-	getenv, environ := opts.Getenv, opts.Environ
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if environ == nil {
-		environ = os.Environ
-	}
+	getenv := opts.Getenv
 	userHome := getenv("HERMES_HOME")
 	if userHome == "" && getenv("HOME") != "" {
 		userHome = filepath.Join(getenv("HOME"), ".hermes")
@@ -34,7 +26,7 @@ func openHermes(b *Backend, opts Options) executor.Adapter {
 		userConfig = filepath.Join(userHome, "config.yaml")
 	}
 	return hermes.New(hermes.Options{
-		Root:       filepath.Join(b.Config.Home, "runtimes", "hermes"),
+		Root:       config.RuntimeHome(b.Config.Home, string(executor.Hermes)),
 		UserConfig: userConfig,
 		Find: func() (string, bool) {
 			if b.resolver == nil {
@@ -42,7 +34,7 @@ func openHermes(b *Backend, opts Options) executor.Adapter {
 			}
 			return b.resolver.Find("hermes")
 		},
-		Environ: environ,
+		Environ: opts.Environ,
 		Key: func(ctx context.Context, envVar string) string {
 			k, _ := b.Vault.Resolve(ctx, string(executor.Hermes), envVar)
 			return k

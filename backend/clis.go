@@ -6,17 +6,17 @@ import (
 	"github.com/clawboo/desktop/backend/executor"
 )
 
-// cliOpeners build the CLI-driven runtimes (Claude Code, Codex, Hermes).
-// Each runtime's wiring lives in its own file (cli_<name>.go) and adds its
-// opener here from an init function, so the runtimes stay independent of
-// one another; they register in file-name order.
-var cliOpeners []func(b *Backend, opts Options) executor.Adapter
+// opener builds one runtime adapter from the backend's parts. Each
+// runtime's wiring lives in its own file (cli_<name>.go, openclaw.go), so
+// the runtimes stay independent of one another; New lists them.
+type opener func(b *Backend, opts Options) executor.Adapter
 
-// registerCLIs adds the CLI runtimes to the registry. It runs after the MCP
-// hub and the runtime catalog exist (the adapters attach the MCP servers and
-// resolve binaries and keys through them).
-func (b *Backend) registerCLIs(opts Options) error {
-	for _, open := range cliOpeners {
+// register adds the runtimes that run outside the process (Claude Code,
+// Codex, Hermes, OpenClaw) to the registry, in the order given. It runs
+// after the MCP hub and the runtime catalog exist (the adapters attach the
+// MCP servers and resolve binaries and keys through them).
+func (b *Backend) register(opts Options, openers ...opener) error {
+	for _, open := range openers {
 		a := open(b, opts)
 		if err := b.Registry.Register(a); err != nil {
 			return fmt.Errorf("register %s: %w", a.ID(), err)

@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/clawboo/desktop/backend/adapters/native"
@@ -20,9 +19,6 @@ import (
 // routed over keys the vault resolves at the start of each run.
 func (b *Backend) openNative(opts Options) *native.Adapter {
 	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	return native.New(native.Options{
 		Hub: b.MCP, Home: b.Config.Home, Log: b.log.With("part", "native"),
 		Config: b.nativeConfig,

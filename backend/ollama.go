@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/clawboo/desktop/backend/runtimes"
@@ -25,10 +24,6 @@ func (b *Backend) withOllama(ctx context.Context, opts Options) (Options, error)
 		}
 		return b.Store.PutSetting(ctx, runtimes.SettingOllamaURL, url, time.Now().UnixMilli())
 	})
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	opts.Getenv = b.ollama.Getenv(getenv)
+	opts.Getenv = b.ollama.Getenv(opts.Getenv)
 	return opts, nil
 }

@@ -21,8 +21,6 @@ import (
 	"github.com/clawboo/desktop/backend/vault"
 )
 
-func init() { cliOpeners = append(cliOpeners, openOpenClaw) }
-
 // The OpenClaw connection settings: the URL from the environment, else the
 // settings table; the token from the environment, else the vault (slot
 // CLAWBOO_OPENCLAW_TOKEN), else OpenClaw's own .env. The token never goes

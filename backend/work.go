@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -29,11 +28,7 @@ func (b *Backend) openWork(opts Options) {
 	b.budgetEvents = bus.New[budget.Event](0)
 	b.Board = board.New(board.Options{Store: b.Store, Events: b.boardEvents, Log: b.log.With("part", "board")})
 	b.Budget = budget.New(budget.Options{Store: b.Store, Events: b.budgetEvents, Log: b.log.With("part", "budget")})
-	environ := opts.Environ
-	if environ == nil {
-		environ = os.Environ
-	}
-	wm, err := worktree.New(worktree.Options{Home: b.Config.Home, Environ: environ, Log: b.log.With("part", "worktree")})
+	wm, err := worktree.New(worktree.Options{Home: b.Config.Home, Environ: opts.Environ, Log: b.log.With("part", "worktree")})
 	if err != nil {
 		b.log.Warn("code tasks cannot run: no worktrees", "err", err)
 		return

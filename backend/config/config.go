@@ -136,6 +136,14 @@ func (c Config) DBPath() string { return filepath.Join(c.Home, "clawboo.db") }
 // PortFile records the port `clawboo serve` chose, for other tools to find.
 func (c Config) PortFile() string { return filepath.Join(c.Home, "api-port.txt") }
 
+// RuntimeHome is the folder a runtime keeps its managed state in under a
+// Clawboo home, <home>/runtimes/<id> (Codex and Hermes homes, Claude
+// Code's scratch folders, native transcripts, OpenClaw's device identity).
+// It takes the bare home rather than a Config because adapters are handed
+// only the home; id is the runtime's executor.ID as a string (config
+// imports nothing of backend).
+func RuntimeHome(home, id string) string { return filepath.Join(home, "runtimes", id) }
+
 // EnsureHome creates the home folder with owner-only permissions.
 func (c Config) EnsureHome() error {
 	if err := os.MkdirAll(c.Home, 0o700); err != nil {

@@ -62,4 +62,7 @@ func TestPaths(t *testing.T) {
 	if c.DBPath() != "/h/clawboo.db" || c.PortFile() != "/h/api-port.txt" {
 		t.Fatal(c.DBPath(), c.PortFile())
 	}
+	if got := RuntimeHome("/h", "codex"); got != "/h/runtimes/codex" {
+		t.Fatal(got)
+	}
 }

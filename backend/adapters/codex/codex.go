@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/proc"
 )
@@ -195,7 +196,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	}
 	home, throwaway := "", false
 	if req.AgentID != "" && safeID.MatchString(req.AgentID) {
-		home = filepath.Join(a.opts.Home, "runtimes", "codex", req.AgentID)
+		home = filepath.Join(config.RuntimeHome(a.opts.Home, string(executor.Codex)), req.AgentID)
 	} else {
 		dir, err := os.MkdirTemp("", "clawboo-codex-")
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/llm"
 )
 
@@ -46,7 +48,7 @@ func newSessions(home, agentID string) (sessions, bool) {
 	if agentID == "" {
 		agentID = "_default"
 	}
-	return sessions{dir: filepath.Join(home, "runtimes", "clawboo-native", safeName(agentID), "sessions")}, true
+	return sessions{dir: filepath.Join(config.RuntimeHome(home, string(executor.Native)), safeName(agentID), "sessions")}, true
 }
 
 // safeName keeps an id usable as one path element.
