@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/proc"
@@ -127,12 +128,14 @@ type Worktree struct {
 	BaseCommit string // the commit the branch started from; diffs are against it
 }
 
-var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var taskIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // validTaskID keeps the id usable as a path element and a ref component:
 // git also refuses "..", a trailing "." and a ".lock" suffix.
 func validTaskID(id string) error {
-	if !taskIDPattern.MatchString(id) || strings.Contains(id, "..") ||
+	if !taskIDPattern().MatchString(id) || strings.Contains(id, "..") ||
 		strings.HasSuffix(id, ".") || strings.HasSuffix(id, ".lock") {
 		return fmt.Errorf("%w %q: use letters, digits, '.', '_' and '-' (at most 128, no '..')", ErrBadTaskID, id)
 	}
@@ -157,7 +160,9 @@ func (m *Manager) worktreeFor(repo, taskID, base string) Worktree {
 		Branch: branchOf(taskID), BaseCommit: base}
 }
 
-var hexPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var hexPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
 
 // check refuses a Worktree that this manager would not have made: the path
 // we might delete must be the one derived from the repository and task id.
@@ -169,7 +174,7 @@ func (m *Manager) check(w Worktree, needBase bool) error {
 	if !filepath.IsAbs(w.RepoPath) || filepath.Clean(w.RepoPath) != w.RepoPath || w != want {
 		return fmt.Errorf("%w: task %s at %q", ErrBadWorktree, w.TaskID, w.Path)
 	}
-	if (needBase || w.BaseCommit != "") && !hexPattern.MatchString(w.BaseCommit) {
+	if (needBase || w.BaseCommit != "") && !hexPattern().MatchString(w.BaseCommit) {
 		return fmt.Errorf("%w: task %s has base commit %q", ErrBadWorktree, w.TaskID, w.BaseCommit)
 	}
 	return nil
