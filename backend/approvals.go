@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	"github.com/clawboo/desktop/backend/approval"
-	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 )
 
 // openApprovals opens the approvals queue (expiring what a previous run
 // left pending) and returns clawboo-tools' Approver over it.
-func (b *Backend) openApprovals(ctx context.Context) (mcp.Approver, error) {
+func (b *Backend) openApprovals(ctx context.Context) (toolbroker.Approver, error) {
 	q, err := approval.Open(ctx, approval.Options{Store: b.Store, Log: b.log.With("part", "approval")})
 	if err != nil {
 		return nil, fmt.Errorf("open approvals: %w", err)

@@ -33,6 +33,7 @@ import (
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
@@ -71,7 +72,7 @@ type Backend struct {
 	MCP       *mcp.Hub
 	listenURL atomic.Value // string, set by Listen
 	Approvals *approval.Queue
-	Tools     *mcp.Broker // clawboo-tools' broker, handed over by the hub
+	Tools     *toolbroker.Broker // clawboo-tools' broker, handed over by the hub
 	// Agents owns agents and their native configs; its Load is what the
 	// native adapter reads an agent's config through.
 	Agents *agents.Service

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/clawboo/desktop/backend/approval"
-	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/vault"
 )
 
@@ -16,23 +16,23 @@ type mcpApprovals struct {
 	q *approval.Queue
 }
 
-func (a *mcpApprovals) Ask(ctx context.Context, r mcp.ApprovalRequest) (mcp.ApprovalAnswer, error) {
+func (a *mcpApprovals) Ask(ctx context.Context, r toolbroker.ApprovalRequest) (toolbroker.ApprovalAnswer, error) {
 	if a.q == nil {
-		return mcp.ApprovalAnswer{}, errors.New("no approvals queue")
+		return toolbroker.ApprovalAnswer{}, errors.New("no approvals queue")
 	}
 	res, err := a.q.Ask(ctx, approval.Request{
 		Kind: approval.KindTool, Title: r.Title, Tool: r.Tool, Args: r.Args, Risk: string(r.Risk),
 		AgentID: r.AgentID, TeamID: r.TeamID, Reason: r.Reason,
 	}, r.TTL)
 	if err != nil {
-		return mcp.ApprovalAnswer{}, err
+		return toolbroker.ApprovalAnswer{}, err
 	}
-	out := mcp.ApprovalAnswer{ID: res.ID, Note: res.Note, Outcome: mcp.ApprovalExpired}
+	out := toolbroker.ApprovalAnswer{ID: res.ID, Note: res.Note, Outcome: toolbroker.ApprovalExpired}
 	switch res.Status {
 	case approval.Approved:
-		out.Outcome = mcp.ApprovalApproved
+		out.Outcome = toolbroker.ApprovalApproved
 	case approval.Denied:
-		out.Outcome = mcp.ApprovalDenied
+		out.Outcome = toolbroker.ApprovalDenied
 	}
 	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -112,7 +113,7 @@ func TestToolApprovalEndToEnd(t *testing.T) {
 			t.Fatalf("%+v %v", res, statErr)
 		}
 		code, body := do("GET", "/api/tools/audit?limit=1", "")
-		var audit struct{ Audit []mcp.AuditEntry }
+		var audit struct{ Audit []toolbroker.AuditEntry }
 		if code != 200 || json.Unmarshal(body, &audit) != nil || len(audit.Audit) != 1 {
 			t.Fatal(code, string(body))
 		}
@@ -123,17 +124,17 @@ func TestToolApprovalEndToEnd(t *testing.T) {
 	}
 }
 
-// Provider keys are never handed to an external MCP server: mcp keeps its
-// own list (it may not import config), and this keeps the two in step.
+// Provider keys are never handed to an external MCP server: the tools
+// broker reads config's table, and this checks it end to end.
 func TestExternalServersNeverGetProviderKeys(t *testing.T) {
 	for _, name := range config.ProviderEnvVars() {
-		stdio := mcp.ServerConfig{Name: "x", Transport: mcp.TransportStdio, Command: "npx", Env: []string{name}}
-		if err := stdio.Validate(); !errors.Is(err, mcp.ErrInvalidServer) {
+		stdio := toolbroker.ServerConfig{Name: "x", Transport: toolbroker.TransportStdio, Command: "npx", Env: []string{name}}
+		if err := stdio.Validate(); !errors.Is(err, toolbroker.ErrInvalidServer) {
 			t.Errorf("%s may be listed for a stdio server: %v", name, err)
 		}
-		web := mcp.ServerConfig{Name: "x", Transport: mcp.TransportHTTP, URL: "https://x.example/mcp",
+		web := toolbroker.ServerConfig{Name: "x", Transport: toolbroker.TransportHTTP, URL: "https://x.example/mcp",
 			Headers: map[string]string{"Authorization": "Bearer ${" + name + "}"}}
-		if err := web.Validate(); !errors.Is(err, mcp.ErrInvalidServer) {
+		if err := web.Validate(); !errors.Is(err, toolbroker.ErrInvalidServer) {
 			t.Errorf("%s may be referenced in a header: %v", name, err)
 		}
 	}

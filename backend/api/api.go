@@ -35,7 +35,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
-	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -63,7 +63,7 @@ type Options struct {
 	// Approvals is the approvals queue (nil: its routes answer 503).
 	Approvals *approval.Queue
 	// Tools is clawboo-tools' broker: registry, audit, external servers.
-	Tools *mcp.Broker
+	Tools *toolbroker.Broker
 	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
 	MCP http.Handler
 	// MCPBaseURL is where MCP clients reach this server (for GET

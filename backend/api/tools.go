@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 )
 
 // The Tools MCP's broker over HTTP: the registry (with availability and
@@ -56,11 +56,11 @@ func (a *API) listToolServers(w http.ResponseWriter, r *http.Request) {
 
 func toolServerError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, mcp.ErrInvalidServer):
+	case errors.Is(err, toolbroker.ErrInvalidServer):
 		writeError(w, http.StatusBadRequest, "%v", err)
-	case errors.Is(err, mcp.ErrServerExists):
+	case errors.Is(err, toolbroker.ErrServerExists):
 		writeError(w, http.StatusConflict, "%v", err)
-	case errors.Is(err, mcp.ErrNoServer):
+	case errors.Is(err, toolbroker.ErrNoServer):
 		writeError(w, http.StatusNotFound, "%v", err)
 	default:
 		writeError(w, http.StatusInternalServerError, "%v", err)
@@ -74,7 +74,7 @@ func (a *API) addToolServer(w http.ResponseWriter, r *http.Request) {
 	if !a.toolsReady(w) {
 		return
 	}
-	var cfg mcp.ServerConfig
+	var cfg toolbroker.ServerConfig
 	if !decodeJSON(w, r, &cfg) {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -18,22 +19,22 @@ import (
 // adapter is; broker is the hub's (Hub.Tools).
 type toolsSink struct {
 	q      *approval.Queue
-	broker *mcp.Broker
+	broker *toolbroker.Broker
 }
 
-func (s *toolsSink) Ask(ctx context.Context, r mcp.ApprovalRequest) (mcp.ApprovalAnswer, error) {
+func (s *toolsSink) Ask(ctx context.Context, r toolbroker.ApprovalRequest) (toolbroker.ApprovalAnswer, error) {
 	res, err := s.q.Ask(ctx, approval.Request{Kind: approval.KindTool, Title: r.Title, Tool: r.Tool, Args: r.Args}, r.TTL)
 	if err != nil {
-		return mcp.ApprovalAnswer{}, err
+		return toolbroker.ApprovalAnswer{}, err
 	}
-	out := mcp.ApprovalAnswer{ID: res.ID, Outcome: mcp.ApprovalExpired}
+	out := toolbroker.ApprovalAnswer{ID: res.ID, Outcome: toolbroker.ApprovalExpired}
 	if res.Status == approval.Approved {
-		out.Outcome = mcp.ApprovalApproved
+		out.Outcome = toolbroker.ApprovalApproved
 	}
 	return out, nil
 }
 
-func withTools(t *testing.T) (*fixture, *mcp.Hub, *mcp.Broker) {
+func withTools(t *testing.T) (*fixture, *mcp.Hub, *toolbroker.Broker) {
 	t.Helper()
 	var hub *mcp.Hub
 	sink := &toolsSink{}
@@ -57,7 +58,7 @@ func withTools(t *testing.T) (*fixture, *mcp.Hub, *mcp.Broker) {
 }
 
 type toolsBody struct {
-	Tools []mcp.ToolInfo `json:"tools"`
+	Tools []toolbroker.ToolInfo `json:"tools"`
 }
 
 func TestToolsAPI(t *testing.T) {
@@ -66,12 +67,12 @@ func TestToolsAPI(t *testing.T) {
 	if code != 200 {
 		t.Fatal(code, string(b))
 	}
-	byName := map[string]mcp.ToolInfo{}
+	byName := map[string]toolbroker.ToolInfo{}
 	for _, ti := range decode[toolsBody](t, b).Tools {
 		byName[ti.Name] = ti
 	}
-	if byName["echo"].Risk != mcp.RiskLow || !byName["echo"].Available || byName["delete_path"].Risk != mcp.RiskHigh ||
-		byName["web_fetch"].Risk != mcp.RiskMedium || len(byName["echo"].InputSchema) == 0 {
+	if byName["echo"].Risk != toolbroker.RiskLow || !byName["echo"].Available || byName["delete_path"].Risk != toolbroker.RiskHigh ||
+		byName["web_fetch"].Risk != toolbroker.RiskMedium || len(byName["echo"].InputSchema) == 0 {
 		t.Fatalf("%+v", byName)
 	}
 	if _, ok := byName["web_search"]; !ok {
@@ -90,11 +91,11 @@ func TestToolsAPI(t *testing.T) {
 		}
 	}
 	code, _, b = f.do(t, "GET", "/api/tools/audit?limit=1", "")
-	rows := decode[map[string][]mcp.AuditEntry](t, b)["audit"]
+	rows := decode[map[string][]toolbroker.AuditEntry](t, b)["audit"]
 	if code != 200 || len(rows) != 1 || rows[0].Summary != `{"message":"second"}` || rows[0].AgentID != "alice" || rows[0].Decision != "allowed" {
 		t.Fatal(code, string(b))
 	}
-	if code, _, b = f.do(t, "GET", "/api/tools/audit", ""); code != 200 || len(decode[map[string][]mcp.AuditEntry](t, b)["audit"]) != 2 {
+	if code, _, b = f.do(t, "GET", "/api/tools/audit", ""); code != 200 || len(decode[map[string][]toolbroker.AuditEntry](t, b)["audit"]) != 2 {
 		t.Fatal(code, string(b))
 	}
 	for _, bad := range []string{"abc", "0", "5000"} {
@@ -130,8 +131,8 @@ func TestToolServersAPI(t *testing.T) {
 		}
 	}
 	code, _, b := f.do(t, "POST", "/api/tools/servers", fmt.Sprintf(`{"name":"loud","transport":"http","url":%q}`, ext.URL+"/mcp"))
-	st := decode[map[string]mcp.ServerStatus](t, b)["server"]
-	if code != 201 || st.Status != mcp.ServerReady || !slices.Equal(st.Tools, []string{"loud__shout"}) || st.Risk != mcp.RiskMedium {
+	st := decode[map[string]toolbroker.ServerStatus](t, b)["server"]
+	if code != 201 || st.Status != toolbroker.ServerReady || !slices.Equal(st.Tools, []string{"loud__shout"}) || st.Risk != toolbroker.RiskMedium {
 		t.Fatal(code, string(b))
 	}
 	if code, _, _ := f.do(t, "POST", "/api/tools/servers", fmt.Sprintf(`{"name":"loud","transport":"http","url":%q}`, ext.URL+"/mcp")); code != 409 {
@@ -139,11 +140,11 @@ func TestToolServersAPI(t *testing.T) {
 	}
 	// A server that cannot start is added and reported.
 	code, _, b = f.do(t, "POST", "/api/tools/servers", `{"name":"gone","transport":"stdio","command":"/nonexistent/mcp-server"}`)
-	if st := decode[map[string]mcp.ServerStatus](t, b)["server"]; code != 201 || st.Status != mcp.ServerFailed || st.Error == "" {
+	if st := decode[map[string]toolbroker.ServerStatus](t, b)["server"]; code != 201 || st.Status != toolbroker.ServerFailed || st.Error == "" {
 		t.Fatal(code, string(b))
 	}
 	code, _, b = f.do(t, "GET", "/api/tools/servers", "")
-	if sts := decode[map[string][]mcp.ServerStatus](t, b)["servers"]; code != 200 || len(sts) != 2 || sts[0].Name != "gone" {
+	if sts := decode[map[string][]toolbroker.ServerStatus](t, b)["servers"]; code != 200 || len(sts) != 2 || sts[0].Name != "gone" {
 		t.Fatal(code, string(b))
 	}
 	code, _, b = f.do(t, "GET", "/api/tools", "")

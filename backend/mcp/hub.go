@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -42,7 +44,7 @@ type Options struct {
 	Rotated   func(ctx context.Context)
 	Store     *store.Store
 	Board     TaskBoard
-	Approvals Approver
+	Approvals toolbroker.Approver
 	Embedder  Embedder // nil: the built-in offline embedder
 	Log       *slog.Logger
 	Now       func() time.Time
@@ -57,7 +59,7 @@ type Hub struct {
 	sessions *sessionTable
 	servers  map[string]*server.MCPServer
 	http     map[string]*server.StreamableHTTPServer
-	broker   *Broker
+	broker   *toolbroker.Broker
 	closers  []func()
 }
 
@@ -111,7 +113,7 @@ func (h *Hub) newServer(name string, opts ...server.ServerOption) *server.MCPSer
 
 // Tools is the capability broker behind clawboo-tools, for the API (the
 // registry, the audit, external servers).
-func (h *Hub) Tools() *Broker { return h.broker }
+func (h *Hub) Tools() *toolbroker.Broker { return h.broker }
 
 // Signer signs bindings for attach URLs.
 func (h *Hub) Signer() Signer { return h.signer }
@@ -173,7 +175,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ctx = withOwner(withCaller(ctx, Caller{Binding: b, Transport: "http"}), owner)
+	ctx = withOwner(toolcall.WithCaller(ctx, Caller{Binding: b, Transport: "http"}), owner)
 	hs.ServeHTTP(w, r.WithContext(ctx))
 }
 

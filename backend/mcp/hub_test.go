@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,8 +29,8 @@ func newTestHub(t testing.TB, o Options) *Hub {
 	}
 	t.Cleanup(h.Close)
 	for _, name := range Names {
-		h.servers[name].AddTool(mcp.NewTool("whoami"), handler(func(ctx context.Context, c Caller, _ struct{}) *mcp.CallToolResult {
-			return jsonResult(c)
+		h.servers[name].AddTool(mcp.NewTool("whoami"), toolcall.Handler(func(ctx context.Context, c Caller, _ struct{}) *mcp.CallToolResult {
+			return toolcall.JSON(c)
 		}))
 	}
 	return h
@@ -152,7 +153,7 @@ func TestInProcessSessionKeepsItsBinding(t *testing.T) {
 	}
 	defer s.Close()
 	// A context claiming another identity changes nothing.
-	res, err := s.CallTool(withCaller(ctx, Caller{Binding: Binding{AgentID: "mallory"}}), "whoami", nil)
+	res, err := s.CallTool(toolcall.WithCaller(ctx, Caller{Binding: Binding{AgentID: "mallory"}}), "whoami", nil)
 	if got := callText(t, res, err); got != `{"teamId":"t1","agentId":"a1","Transport":"in-process"}` {
 		t.Fatal(got)
 	}

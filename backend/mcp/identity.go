@@ -5,23 +5,17 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/url"
 	"strings"
 )
 
-// Binding is who a session acts for. The zero Binding is an unbound
-// session (a person's own MCP client, or OpenClaw's Gateway).
-type Binding struct {
-	TeamID   string `json:"teamId,omitempty"`
-	AgentID  string `json:"agentId,omitempty"`
-	Delegate bool   `json:"delegate,omitempty"` // may use team_delegate
-	// ReadOnly limits the Tasks server to list_tasks and get_task (the
-	// native config's tasks: "read").
-	ReadOnly bool `json:"readOnly,omitempty"`
-}
+// Binding is who a session acts for (defined with the servers' shared call
+// types, so that the tools broker and memory read the same fact).
+type Binding = toolcall.Binding
 
-// Bound reports a binding that names a team or an agent.
-func (b Binding) Bound() bool { return b.TeamID != "" || b.AgentID != "" }
+// Caller is the identity a tool handler acts for.
+type Caller = toolcall.Caller
 
 // Query parameter names of a signed binding on an attach URL.
 const (
@@ -40,7 +34,7 @@ func NewSigner(key []byte) Signer { return Signer{key: append([]byte(nil), key..
 
 // payload is what a signature covers; the unit separator cannot occur in
 // the ids (they are validated before signing).
-func (b Binding) payload() string {
+func payload(b Binding) string {
 	return strings.Join([]string{"v1", b.TeamID, b.AgentID, flag(b.Delegate), flag(b.ReadOnly)}, "\x1f")
 }
 
@@ -54,7 +48,7 @@ func flag(on bool) string {
 // Sign returns the hex HMAC-SHA256 of the binding.
 func (s Signer) Sign(b Binding) string {
 	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(b.payload()))
+	m.Write([]byte(payload(b)))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
@@ -65,7 +59,7 @@ func (s Signer) Verify(b Binding, sig string) bool {
 		return false
 	}
 	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(b.payload()))
+	m.Write([]byte(payload(b)))
 	return hmac.Equal(got, m.Sum(nil))
 }
 
@@ -121,26 +115,8 @@ func validID(id string) bool {
 	return true
 }
 
-type callerKey struct{}
-
-// Caller is the identity a tool handler acts for.
-type Caller struct {
-	Binding
-	// Transport is "http" or "in-process".
-	Transport string
-}
-
-// WithCaller attaches the caller to ctx; only this package's transports
-// call it, so a handler's caller is always one they verified.
-func withCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
 // CallerFrom returns the caller a request was verified as (the zero,
 // unbound Caller when none).
-func CallerFrom(ctx context.Context) Caller {
-	c, _ := ctx.Value(callerKey{}).(Caller)
-	return c
-}
+func CallerFrom(ctx context.Context) Caller { return toolcall.CallerFrom(ctx) }
 
 func parseQuery(q string) (url.Values, error) { return url.ParseQuery(q) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -31,7 +32,7 @@ func (h *Hub) Session(ctx context.Context, name string, b Binding) (*Session, er
 		return nil, err
 	}
 	sess := &Session{c: c, caller: Caller{Binding: b, Transport: "in-process"}}
-	ctx = withCaller(ctx, sess.caller)
+	ctx = toolcall.WithCaller(ctx, sess.caller)
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func (h *Hub) Session(ctx context.Context, name string, b Binding) (*Session, er
 
 // ListTools lists the tools this session may call.
 func (s *Session) ListTools(ctx context.Context) ([]mcp.Tool, error) {
-	res, err := s.c.ListTools(withCaller(ctx, s.caller), mcp.ListToolsRequest{})
+	res, err := s.c.ListTools(toolcall.WithCaller(ctx, s.caller), mcp.ListToolsRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args map[string]any
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	return s.c.CallTool(withCaller(ctx, s.caller), req)
+	return s.c.CallTool(toolcall.WithCaller(ctx, s.caller), req)
 }
 
 // Close ends the session.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -62,7 +63,7 @@ func newMemoryServer(h *Hub) (*server.MCPServer, error) {
 		mcp.WithArray("tags", mcp.WithStringItems(mcp.MaxLength(maxTagBytes)), mcp.MaxItems(maxTags), mcp.Description("Up to 16 tags.")),
 		mcp.WithString("procedureName", mcp.MaxLength(maxProcNameBytes), mcp.Description("Makes this a procedure; saving the same name again adds a version.")),
 		scopeTeam, scopeAgent,
-	), handler(m.save))
+	), toolcall.Handler(m.save))
 	s.AddTool(mcp.NewTool("memory_search",
 		mcp.WithDescription("Search saved facts and procedures by full text (fts), meaning (vector) or both (hybrid, the default), best first."),
 		mcp.WithString("query", mcp.Required(), mcp.MaxLength(maxQueryBytes)),
@@ -70,20 +71,20 @@ func newMemoryServer(h *Hub) (*server.MCPServer, error) {
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxSearchLimit), mcp.Description("Default 10.")),
 		scopeTeam, scopeAgent,
 		mcp.WithReadOnlyHintAnnotation(true),
-	), handler(m.search))
+	), toolcall.Handler(m.search))
 	s.AddTool(mcp.NewTool("memory_browse",
 		mcp.WithDescription("List the newest facts and current procedure versions you can see."),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxBrowseLimit), mcp.Description("Default 50.")),
 		scopeTeam, scopeAgent,
 		mcp.WithReadOnlyHintAnnotation(true),
-	), handler(m.browse))
+	), toolcall.Handler(m.browse))
 	return s, nil
 }
 
 // unavailable answers every call when the host wired no store.
 func (m *memoryServer) unavailable() *mcp.CallToolResult {
 	if m.st == nil {
-		return toolError("memory is not available: this Clawboo was started without a database")
+		return toolcall.Error("memory is not available: this Clawboo was started without a database")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -120,7 +121,7 @@ func (m *memoryServer) browse(ctx context.Context, c Caller, a browseArgs) *mcp.
 		return r
 	}
 	if a.Limit < 0 || a.Limit > maxBrowseLimit {
-		return invalidArgs("limit is 1..%d", maxBrowseLimit)
+		return toolcall.InvalidArgs("limit is 1..%d", maxBrowseLimit)
 	}
 	if a.Limit == 0 {
 		a.Limit = defBrowseLimit
@@ -132,7 +133,7 @@ func (m *memoryServer) browse(ctx context.Context, c Caller, a browseArgs) *mcp.
 	rows, err := m.st.Read().QueryContext(ctx, `SELECT `+itemCols+` FROM memory_facts f
 		WHERE f.superseded_at IS NULL AND `+scopeWhere+` ORDER BY f.seq DESC LIMIT ?`, append(sc.args(), a.Limit)...)
 	if err != nil {
-		return toolError("memory_browse: " + err.Error())
+		return toolcall.Error("memory_browse: " + err.Error())
 	}
 	defer rows.Close()
 	items := []memoryItem{}
@@ -141,7 +142,7 @@ func (m *memoryServer) browse(ctx context.Context, c Caller, a browseArgs) *mcp.
 	for rows.Next() {
 		_, it, err := scanItem(rows)
 		if err != nil {
-			return toolError("memory_browse: " + err.Error())
+			return toolcall.Error("memory_browse: " + err.Error())
 		}
 		if !b.admit(it) {
 			truncated = true
@@ -150,13 +151,13 @@ func (m *memoryServer) browse(ctx context.Context, c Caller, a browseArgs) *mcp.
 		items = append(items, it)
 	}
 	if err := rows.Err(); err != nil {
-		return toolError("memory_browse: " + err.Error())
+		return toolcall.Error("memory_browse: " + err.Error())
 	}
 	out := map[string]any{"items": items, "count": len(items)}
 	if truncated {
 		out["truncated"] = true
 	}
-	return jsonResult(out)
+	return toolcall.JSON(out)
 }
 
 // reembed gives facts a vector from the configured provider, replacing

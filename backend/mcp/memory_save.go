@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
 	"time"
 
@@ -60,10 +61,10 @@ func (m *memoryServer) save(ctx context.Context, c Caller, a saveArgs) *mcp.Call
 	f.vec, f.embedder = vecs[0], embID
 	out, err := m.insert(ctx, f)
 	if err != nil {
-		return toolError("memory_save: " + err.Error())
+		return toolcall.Error("memory_save: " + err.Error())
 	}
 	out.Redacted = redacted
-	return jsonResult(map[string]any{"saved": out})
+	return toolcall.JSON(map[string]any{"saved": out})
 }
 
 // checkSave validates and scrubs memory_save's arguments; redacted says
@@ -71,15 +72,15 @@ func (m *memoryServer) save(ctx context.Context, c Caller, a saveArgs) *mcp.Call
 func checkSave(c Caller, a saveArgs) (f fact, redacted bool, r *mcp.CallToolResult) {
 	switch {
 	case strings.TrimSpace(a.Content) == "":
-		return f, false, invalidArgs("content is required")
+		return f, false, toolcall.InvalidArgs("content is required")
 	case len(a.Content) > maxContentBytes:
-		return f, false, invalidArgs("content is %d bytes; at most %d", len(a.Content), maxContentBytes)
+		return f, false, toolcall.InvalidArgs("content is %d bytes; at most %d", len(a.Content), maxContentBytes)
 	case len(a.Title) > maxTitleBytes:
-		return f, false, invalidArgs("title is longer than %d bytes", maxTitleBytes)
+		return f, false, toolcall.InvalidArgs("title is longer than %d bytes", maxTitleBytes)
 	case len(a.ProcedureName) > maxProcNameBytes:
-		return f, false, invalidArgs("procedureName is longer than %d bytes", maxProcNameBytes)
+		return f, false, toolcall.InvalidArgs("procedureName is longer than %d bytes", maxProcNameBytes)
 	case len(a.Tags) > maxTags:
-		return f, false, invalidArgs("at most %d tags", maxTags)
+		return f, false, toolcall.InvalidArgs("at most %d tags", maxTags)
 	}
 	if f.team, f.agent, r = resolveWrite(c, a.ScopeTeamID, a.ScopeAgentID); r != nil {
 		return f, false, r
@@ -91,14 +92,14 @@ func checkSave(c Caller, a saveArgs) (f fact, redacted bool, r *mcp.CallToolResu
 	}
 	f.content, f.title, f.procName = scrub(a.Content), scrub(a.Title), scrub(a.ProcedureName)
 	if onlyRedacted(f.content) {
-		return f, redacted, denied("secret_content", "refused: the content is nothing but a secret, which memory never stores",
+		return f, redacted, toolcall.Denied("secret_content", "refused: the content is nothing but a secret, which memory never stores",
 			"Save what the secret is for and where it lives (for example the vault entry's name), not its value.")
 	}
 	seen := map[string]bool{}
 	for _, t := range a.Tags {
 		t = scrub(t)
 		if t == "" || len(t) > maxTagBytes {
-			return f, redacted, invalidArgs("tags are non-empty strings of at most %d bytes", maxTagBytes)
+			return f, redacted, toolcall.InvalidArgs("tags are non-empty strings of at most %d bytes", maxTagBytes)
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -113,7 +114,7 @@ func checkSave(c Caller, a saveArgs) (f fact, redacted bool, r *mcp.CallToolResu
 		}
 	}
 	if f.title == "" {
-		return f, redacted, invalidArgs("a fact needs a title (or give procedureName to save a procedure)")
+		return f, redacted, toolcall.InvalidArgs("a fact needs a title (or give procedureName to save a procedure)")
 	}
 	return f, redacted, nil
 }

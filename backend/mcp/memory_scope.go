@@ -3,6 +3,7 @@ package mcp
 import (
 	"database/sql"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -47,7 +48,7 @@ func scopeDenied(kind, bound, asked string) *mcp.CallToolResult {
 	if bound == "" {
 		bound = "no " + kind
 	}
-	return denied("scope_denied",
+	return toolcall.Denied("scope_denied",
 		fmt.Sprintf("scope refused: this session is bound to %s; it cannot use %s %q", bound, kind, asked),
 		"Leave scopeTeamId and scopeAgentId out: a bound session reads its team's, global and its own facts, and saves for its team.")
 }
@@ -56,7 +57,7 @@ func scopeDenied(kind, bound, asked string) *mcp.CallToolResult {
 // caller may only name itself.
 func checkScopeArgs(c Caller, team, agent string) *mcp.CallToolResult {
 	if !validID(team) || !validID(agent) {
-		return invalidArgs("scopeTeamId and scopeAgentId are ids of letters, digits, '_', '-', '.' and ':' (at most 128)")
+		return toolcall.InvalidArgs("scopeTeamId and scopeAgentId are ids of letters, digits, '_', '-', '.' and ':' (at most 128)")
 	}
 	if !c.Bound() {
 		return nil

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"database/sql"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"sort"
 	"strings"
 
@@ -53,13 +54,13 @@ func (m *memoryServer) search(ctx context.Context, c Caller, a searchArgs) *mcp.
 	}
 	switch {
 	case strings.TrimSpace(a.Query) == "":
-		return invalidArgs("query is required")
+		return toolcall.InvalidArgs("query is required")
 	case len(a.Query) > maxQueryBytes:
-		return invalidArgs("query is longer than %d bytes", maxQueryBytes)
+		return toolcall.InvalidArgs("query is longer than %d bytes", maxQueryBytes)
 	case a.Mode != "" && a.Mode != "fts" && a.Mode != "vector" && a.Mode != "hybrid":
-		return invalidArgs("mode is fts, vector or hybrid")
+		return toolcall.InvalidArgs("mode is fts, vector or hybrid")
 	case a.Limit < 0 || a.Limit > maxSearchLimit:
-		return invalidArgs("limit is 1..%d", maxSearchLimit)
+		return toolcall.InvalidArgs("limit is 1..%d", maxSearchLimit)
 	}
 	if a.Mode == "" {
 		a.Mode = "hybrid"
@@ -73,14 +74,14 @@ func (m *memoryServer) search(ctx context.Context, c Caller, a searchArgs) *mcp.
 	}
 	hits, used, err := m.rank(ctx, sc, redact.Secrets(a.Query), a.Mode)
 	if err != nil {
-		return toolError("memory_search: " + err.Error())
+		return toolcall.Error("memory_search: " + err.Error())
 	}
 	if len(hits) > a.Limit {
 		hits = hits[:a.Limit]
 	}
 	items, truncated, err := m.loadHits(ctx, sc, hits)
 	if err != nil {
-		return toolError("memory_search: " + err.Error())
+		return toolcall.Error("memory_search: " + err.Error())
 	}
 	out := map[string]any{"mode": a.Mode, "results": items, "count": len(items)}
 	if used != nil {
@@ -89,7 +90,7 @@ func (m *memoryServer) search(ctx context.Context, c Caller, a searchArgs) *mcp.
 	if truncated {
 		out["truncated"] = true
 	}
-	return jsonResult(out)
+	return toolcall.JSON(out)
 }
 
 // hit is a fused result with the rank it had in each list (0: absent).

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -133,7 +134,7 @@ func newTasksServer(h *Hub) (*server.MCPServer, error) {
 // in mcp-go, its calls) to the read tools: default deny, so a tool added
 // later is hidden until it is listed in readTools.
 func hideWritesWhenReadOnly(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	if !CallerFrom(ctx).ReadOnly {
+	if !toolcall.CallerFrom(ctx).ReadOnly {
 		return tools
 	}
 	out := make([]mcp.Tool, 0, len(readTools))
@@ -150,16 +151,16 @@ func hideWritesWhenReadOnly(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // "the board is not available" when the hub has no board.
 func tool[A any](ts *tasksServer, t mcp.Tool, fn func(ctx context.Context, c Caller, args A) *mcp.CallToolResult) server.ServerTool {
 	write := !readTools[t.Name]
-	inner := handler(func(ctx context.Context, c Caller, args A) *mcp.CallToolResult {
+	inner := toolcall.Handler(func(ctx context.Context, c Caller, args A) *mcp.CallToolResult {
 		if ts.board == nil {
-			return toolError("the board is not available")
+			return toolcall.Error("the board is not available")
 		}
 		return fn(ctx, c, args)
 	})
 	name := t.Name
 	return server.ServerTool{Tool: t, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if write && CallerFrom(ctx).ReadOnly {
-			return denied("read_only", fmt.Sprintf("%s is not available: this session is read-only", name),
+		if write && toolcall.CallerFrom(ctx).ReadOnly {
+			return toolcall.Denied("read_only", fmt.Sprintf("%s is not available: this session is read-only", name),
 				"use list_tasks and get_task"), nil
 		}
 		return inner(ctx, req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"slices"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ import (
 func firstProblem(problems ...string) *mcp.CallToolResult {
 	for _, p := range problems {
 		if p != "" {
-			return invalidArgs("%s", p)
+			return toolcall.InvalidArgs("%s", p)
 		}
 	}
 	return nil
@@ -83,16 +84,16 @@ func (ts *tasksServer) visible(ctx context.Context, c Caller, id string) (TaskRe
 }
 
 func notFound(id string) *mcp.CallToolResult {
-	return denied(CodeNotFound, "task not found: "+id, "list_tasks shows the tasks this session can see")
+	return toolcall.Denied(CodeNotFound, "task not found: "+id, "list_tasks shows the tasks this session can see")
 }
 
 func parentNotFound(id string) *mcp.CallToolResult {
-	return denied("parent_not_found", "create failed: parent task not found: "+id,
+	return toolcall.Denied("parent_not_found", "create failed: parent task not found: "+id,
 		"check parentTaskId with list_tasks, or omit it to create a root task")
 }
 
 func foreignTeam(c Caller, team string) *mcp.CallToolResult {
-	return denied("foreign_team", fmt.Sprintf("this session is bound to team '%s' and cannot act on team '%s'", c.TeamID, team),
+	return toolcall.Denied("foreign_team", fmt.Sprintf("this session is bound to team '%s' and cannot act on team '%s'", c.TeamID, team),
 		"omit teamId: this session always works in its own team")
 }
 
@@ -110,7 +111,7 @@ func actingAgent(c Caller, field, arg string) (string, *mcp.CallToolResult) {
 }
 
 func spoofed(msg, field string) *mcp.CallToolResult {
-	return denied("identity_mismatch", "refused: "+msg+"; a session acts only as the agent it is bound to",
+	return toolcall.Denied("identity_mismatch", "refused: "+msg+"; a session acts only as the agent it is bound to",
 		"omit "+field+": the session's own agent is used")
 }
 
@@ -121,18 +122,18 @@ func (ts *tasksServer) refusal(op, id string, err error) *mcp.CallToolResult {
 	var be *BoardError
 	if !errors.As(err, &be) {
 		ts.h.opts.Log.Error("tasks: board failure", "op", op, "task", id, "err", err)
-		return toolError(op + " failed: internal error: " + err.Error())
+		return toolcall.Error(op + " failed: internal error: " + err.Error())
 	}
 	switch be.Code {
 	case CodeNotFound:
 		if id == "" {
-			return denied(CodeNotFound, op+" failed: "+be.Msg, "")
+			return toolcall.Denied(CodeNotFound, op+" failed: "+be.Msg, "")
 		}
 		return notFound(id)
 	case "invalid":
-		return invalidArgs("%s", be.Msg)
+		return toolcall.InvalidArgs("%s", be.Msg)
 	}
-	return denied(be.Code, op+" failed: "+be.Msg, be.Hint)
+	return toolcall.Denied(be.Code, op+" failed: "+be.Msg, be.Hint)
 }
 
 // createRefusal maps the board's tree caps to the denials agents recover
@@ -142,10 +143,10 @@ func (ts *tasksServer) createRefusal(parentID string, err error) *mcp.CallToolRe
 	if errors.As(err, &be) {
 		switch be.Code {
 		case "too_many_children":
-			return denied("child_cap", "create failed: "+be.Msg,
+			return toolcall.Denied("child_cap", "create failed: "+be.Msg,
 				"finish or cancel some of the parent's subtasks first, or put the new task under another parent")
 		case "too_deep":
-			return denied("depth_cap", "create failed: "+be.Msg,
+			return toolcall.Denied("depth_cap", "create failed: "+be.Msg,
 				"attach it to the parent's parent instead, or fold the work into the parent's description")
 		case CodeNotFound:
 			if parentID != "" {

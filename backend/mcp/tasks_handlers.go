@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -69,7 +70,7 @@ func (ts *tasksServer) listTasks(ctx context.Context, c Caller, a listArgs) *mcp
 			continue
 		}
 		if !knownStatus(s) {
-			return invalidArgs("unknown status %q (one of %s)", s, strings.Join(TaskStatuses, ", "))
+			return toolcall.InvalidArgs("unknown status %q (one of %s)", s, strings.Join(TaskStatuses, ", "))
 		}
 		f.Statuses = append(f.Statuses, s)
 	}
@@ -87,7 +88,7 @@ func (ts *tasksServer) listTasks(ctx context.Context, c Caller, a listArgs) *mcp
 	for _, r := range recs {
 		views = append(views, r.View)
 	}
-	return jsonResult(map[string]any{"tasks": views})
+	return toolcall.JSON(map[string]any{"tasks": views})
 }
 
 // maxAncestors bounds the climb to the root (the board allows depth 2; the
@@ -120,7 +121,7 @@ func (ts *tasksServer) getTask(ctx context.Context, c Caller, a taskArgs) *mcp.C
 	if up == nil {
 		up = []any{}
 	}
-	return jsonResult(map[string]any{"task": rec.View, "comments": comments, "ancestors": up})
+	return toolcall.JSON(map[string]any{"task": rec.View, "comments": comments, "ancestors": up})
 }
 
 // createTask creates a root task (within the root-create cap) or, with
@@ -134,10 +135,10 @@ func (ts *tasksServer) createTask(ctx context.Context, c Caller, a createArgs) *
 		return bad
 	}
 	if a.Status != "" && a.Status != "todo" && a.Status != "backlog" {
-		return invalidArgs("a new task starts in todo or backlog, not %q", a.Status)
+		return toolcall.InvalidArgs("a new task starts in todo or backlog, not %q", a.Status)
 	}
 	if a.Priority < -maxPriority || a.Priority > maxPriority {
-		return invalidArgs("priority must be between %d and %d", -maxPriority, maxPriority)
+		return toolcall.InvalidArgs("priority must be between %d and %d", -maxPriority, maxPriority)
 	}
 	team := a.TeamID
 	if c.TeamID != "" {
@@ -175,14 +176,14 @@ func (ts *tasksServer) createChild(ctx context.Context, c Caller, parentID, team
 		return ts.refusal("create", "", err)
 	}
 	if teamArg != "" && teamArg != parent.TeamID {
-		return invalidArgs("a subtask joins its parent's team ('%s'); omit teamId", parent.TeamID)
+		return toolcall.InvalidArgs("a subtask joins its parent's team ('%s'); omit teamId", parent.TeamID)
 	}
 	n.ParentID, n.TeamID = parent.ID, parent.TeamID
 	rec, err := ts.board.Create(ctx, n)
 	if err != nil {
 		return ts.createRefusal(parentID, err)
 	}
-	return jsonResult(map[string]any{"task": rec.View})
+	return toolcall.JSON(map[string]any{"task": rec.View})
 }
 
 // createRoot creates a root task within the root-create cap.
@@ -194,7 +195,7 @@ func (ts *tasksServer) createRoot(ctx context.Context, c Caller, n NewTask) *mcp
 		if c.TeamID != "" {
 			who = "team '" + c.TeamID + "'"
 		}
-		return denied("root_rate_cap",
+		return toolcall.Denied("root_rate_cap",
 			fmt.Sprintf("create failed: %s created %d root tasks in the last %s (the most allowed)", who, rootCap, rootWindow),
 			fmt.Sprintf("add the work as subtasks of an existing task (parentTaskId or create_subtask), or wait %s before creating another root task", wait.Round(1e9)))
 	}
@@ -203,7 +204,7 @@ func (ts *tasksServer) createRoot(ctx context.Context, c Caller, n NewTask) *mcp
 		ts.roots.undo(key, now)
 		return ts.createRefusal("", err)
 	}
-	return jsonResult(map[string]any{"task": rec.View})
+	return toolcall.JSON(map[string]any{"task": rec.View})
 }
 
 // claimTask claims a task by hand for the acting agent (claim_task and
@@ -220,7 +221,7 @@ func (ts *tasksServer) claimTask(ctx context.Context, c Caller, a claimArgs) *mc
 		return res
 	}
 	if agent == "" {
-		return invalidArgs("assigneeAgentId is required")
+		return toolcall.InvalidArgs("assigneeAgentId is required")
 	}
 	if _, res := ts.visible(ctx, c, a.TaskID); res != nil {
 		return res
@@ -229,11 +230,11 @@ func (ts *tasksServer) claimTask(ctx context.Context, c Caller, a claimArgs) *mc
 	var be *BoardError
 	switch {
 	case err == nil:
-		return jsonResult(map[string]any{"task": rec.View})
+		return toolcall.JSON(map[string]any{"task": rec.View})
 	case errors.As(err, &be) && be.Code == CodeConflict:
 		return ts.lostClaim(ctx, a.TaskID)
 	case errors.As(err, &be) && be.Code == "waiting_on_dependencies":
-		return denied(be.Code, "claim failed: "+be.Msg, "claim a ready task instead (list_tasks with ready: true)")
+		return toolcall.Denied(be.Code, "claim failed: "+be.Msg, "claim a ready task instead (list_tasks with ready: true)")
 	}
 	return ts.refusal("claim", a.TaskID, err)
 }
@@ -247,10 +248,10 @@ const conflictText = "claim failed: conflict — another agent holds this task; 
 func (ts *tasksServer) lostClaim(ctx context.Context, id string) *mcp.CallToolResult {
 	cur, err := ts.board.Get(ctx, id)
 	if err == nil && cur.Status != "todo" && cur.Status != "in_progress" && cur.Status != "in_review" {
-		return denied("not_claimable", fmt.Sprintf("claim failed: task '%s' is %s; only a todo task can be claimed", id, cur.Status),
+		return toolcall.Denied("not_claimable", fmt.Sprintf("claim failed: task '%s' is %s; only a todo task can be claimed", id, cur.Status),
 			"pick a ready task (list_tasks with ready: true)")
 	}
-	return denied(CodeConflict, conflictText, "")
+	return toolcall.Denied(CodeConflict, conflictText, "")
 }
 
 // releaseTask gives a hand claim back to todo. An agent-bound session
@@ -270,7 +271,7 @@ func (ts *tasksServer) releaseTask(ctx context.Context, c Caller, a taskArgs) *m
 	if err != nil {
 		return ts.refusal("release", a.TaskID, err)
 	}
-	return jsonResult(map[string]any{"task": rec.View})
+	return toolcall.JSON(map[string]any{"task": rec.View})
 }
 
 // updateStatus moves a task along the board's transition table; a refusal
@@ -280,7 +281,7 @@ func (ts *tasksServer) updateStatus(ctx context.Context, c Caller, a statusArgs)
 		return bad
 	}
 	if !knownStatus(a.Status) {
-		return invalidArgs("unknown status %q (one of %s)", a.Status, strings.Join(TaskStatuses, ", "))
+		return toolcall.InvalidArgs("unknown status %q (one of %s)", a.Status, strings.Join(TaskStatuses, ", "))
 	}
 	return ts.setStatus(ctx, c, a.TaskID, a.Status, "")
 }
@@ -310,17 +311,17 @@ func (ts *tasksServer) setStatus(ctx context.Context, c Caller, id, to, from str
 		return res
 	}
 	if from != "" && cur.Status != from {
-		return denied("illegal_transition", fmt.Sprintf("status change failed: task '%s' is %s, not %s", id, cur.Status, from), "")
+		return toolcall.Denied("illegal_transition", fmt.Sprintf("status change failed: task '%s' is %s, not %s", id, cur.Status, from), "")
 	}
 	rec, err := ts.board.SetStatus(ctx, id, to)
 	var be *BoardError
 	if errors.As(err, &be) && be.Code != CodeNotFound {
-		return denied(be.Code, "status change failed: "+be.Msg, be.Hint)
+		return toolcall.Denied(be.Code, "status change failed: "+be.Msg, be.Hint)
 	}
 	if err != nil {
 		return ts.refusal("status change", id, err)
 	}
-	return jsonResult(map[string]any{"task": rec.View})
+	return toolcall.JSON(map[string]any{"task": rec.View})
 }
 
 // addComment adds a note. An agent-bound session writes as its agent,
@@ -334,7 +335,7 @@ func (ts *tasksServer) addComment(ctx context.Context, c Caller, a commentArgs) 
 		a.AuthorType = "agent"
 	}
 	if a.AuthorType != "agent" && a.AuthorType != "user" && a.AuthorType != "system" {
-		return invalidArgs("authorType must be agent, user or system")
+		return toolcall.InvalidArgs("authorType must be agent, user or system")
 	}
 	author, res := actingAgent(c, "authorAgentId", a.AuthorAgentID)
 	if res != nil {
@@ -350,7 +351,7 @@ func (ts *tasksServer) addComment(ctx context.Context, c Caller, a commentArgs) 
 	if err != nil {
 		return ts.refusal("comment", a.TaskID, err)
 	}
-	return jsonResult(map[string]any{"comment": cm})
+	return toolcall.JSON(map[string]any{"comment": cm})
 }
 
 // linkTask makes taskId wait for dependsOnTaskId; both must be visible,
@@ -367,11 +368,11 @@ func (ts *tasksServer) linkTask(ctx context.Context, c Caller, a linkArgs) *mcp.
 	rec, err := ts.board.Link(ctx, a.TaskID, a.DependsOnTaskID)
 	var be *BoardError
 	if errors.As(err, &be) && be.Code == CodeCycle {
-		return denied(CodeCycle, "link failed: that dependency would make a cycle",
+		return toolcall.Denied(CodeCycle, "link failed: that dependency would make a cycle",
 			"a task cannot wait, directly or through other tasks, on itself; link it the other way or not at all")
 	}
 	if err != nil {
 		return ts.refusal("link", a.TaskID, err)
 	}
-	return jsonResult(map[string]any{"task": rec.View})
+	return toolcall.JSON(map[string]any{"task": rec.View})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"slices"
 	"strings"
 	"sync"
@@ -194,7 +195,7 @@ func TestTasksReadOnlySessionSeesTwoTools(t *testing.T) {
 	if len(tools) != 13 { // 12 tools and the test hub's whoami
 		t.Fatalf("a read-write session sees %d tools", len(tools))
 	}
-	ctx := withCaller(context.Background(), Caller{Binding: Binding{ReadOnly: true}})
+	ctx := toolcall.WithCaller(context.Background(), Caller{Binding: Binding{ReadOnly: true}})
 	for _, st := range (&tasksServer{h: h, board: fakeTeams(), roots: newRateWindow(rootCap, rootWindow)}).tools() {
 		req := mcp.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = st.Tool.Name, map[string]any{"taskId": "a1"}

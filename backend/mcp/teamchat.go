@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
 
 	"github.com/clawboo/desktop/backend/redact"
@@ -41,7 +42,7 @@ func newTeamChatServer(h *Hub) (*server.MCPServer, error) {
 	s := h.newServer(TeamChat, server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 		// team_delegate exists only for sessions signed with delegate=1;
 		// the filter also refuses calls to it (mcp-go applies it to both).
-		if CallerFrom(ctx).Delegate {
+		if toolcall.CallerFrom(ctx).Delegate {
 			return tools
 		}
 		out := make([]mcp.Tool, 0, len(tools))
@@ -62,7 +63,7 @@ func newTeamChatServer(h *Hub) (*server.MCPServer, error) {
 		mcp.WithString("teamId", mcp.Description("optional; must be your own team id")),
 		mcp.WithString("roomId", mcp.Description("optional; must be your team's room (its id is the team id)")),
 		mcp.WithSchemaAdditionalProperties(false),
-	), handler(tc.post))
+	), toolcall.Handler(tc.post))
 	s.AddTool(mcp.NewTool(toolSubscribe,
 		mcp.WithDescription("Read your team room's posts after sinceSeq, oldest first, leaving out your own. Pass the "+
 			"returned nextSeq as sinceSeq next time to read only what is new. A bound session reads its own team's room; "+
@@ -74,14 +75,14 @@ func newTeamChatServer(h *Hub) (*server.MCPServer, error) {
 		mcp.WithString("teamId", mcp.Description("optional when bound (must be your own team); required when unbound")),
 		mcp.WithString("roomId", mcp.Description("optional; the team's room (its id is the team id)")),
 		mcp.WithSchemaAdditionalProperties(false),
-	), handler(tc.subscribe))
+	), toolcall.Handler(tc.subscribe))
 	s.AddTool(mcp.NewTool(toolDelegate,
 		mcp.WithDescription("Ask a teammate to take on a task. This records a delegation signal in your team's room; "+
 			"Clawboo's orchestration decides whether and how the task is created and delivered. Task is at most 16 KiB."),
 		mcp.WithString("assignee", mcp.Required(), mcp.Description("the teammate's agent id")),
 		mcp.WithString("task", mcp.Required(), mcp.MaxLength(MaxChatText), mcp.Description("what to do, with enough context to start")),
 		mcp.WithSchemaAdditionalProperties(false),
-	), handler(tc.delegate))
+	), toolcall.Handler(tc.delegate))
 	return s, nil
 }
 
@@ -131,25 +132,25 @@ func (tc *teamChat) post(ctx context.Context, c Caller, a postArgs) *mcp.CallToo
 	if r != nil {
 		return r
 	}
-	return jsonResult(map[string]any{"posted": map[string]any{"seq": seq, "roomId": p.RoomID, "authorAgentId": p.Author}})
+	return toolcall.JSON(map[string]any{"posted": map[string]any{"seq": seq, "roomId": p.RoomID, "authorAgentId": p.Author}})
 }
 
 func (tc *teamChat) subscribe(ctx context.Context, c Caller, a subscribeArgs) *mcp.CallToolResult {
 	since, limit := int64(0), defaultSubscribeCap
 	if a.SinceSeq != nil {
 		if since = *a.SinceSeq; since < 0 {
-			return invalidArgs("sinceSeq must be 0 or more")
+			return toolcall.InvalidArgs("sinceSeq must be 0 or more")
 		}
 	}
 	if a.Limit != nil {
 		if limit = *a.Limit; limit < 1 || limit > maxSubscribeLimit {
-			return invalidArgs("limit must be between 1 and %d", maxSubscribeLimit)
+			return toolcall.InvalidArgs("limit must be between 1 and %d", maxSubscribeLimit)
 		}
 	}
 	room, me := "", ""
 	if c.Bound() {
 		if c.TeamID == "" {
-			return denied("no_team", "this session is bound to agent "+c.AgentID+" but to no team, so it has no room to read", "")
+			return toolcall.Denied("no_team", "this session is bound to agent "+c.AgentID+" but to no team, so it has no room to read", "")
 		}
 		if r := chatRefuseSpoof(c, a.AuthorAgentID, a.TeamID, a.RoomID); r != nil {
 			return r
@@ -157,28 +158,28 @@ func (tc *teamChat) subscribe(ctx context.Context, c Caller, a subscribeArgs) *m
 		room, me = c.TeamID, c.AgentID
 	} else {
 		if !validID(a.TeamID) || !validID(a.RoomID) || !validID(a.AuthorAgentID) {
-			return invalidArgs("ids are letters, digits, '_', '-', '.' and ':' (at most 128)")
+			return toolcall.InvalidArgs("ids are letters, digits, '_', '-', '.' and ':' (at most 128)")
 		}
 		switch {
 		case a.TeamID != "" && a.RoomID != "" && a.TeamID != a.RoomID:
-			return invalidArgs("roomId %q is not team %q's room (a team's room id is its team id)", a.RoomID, a.TeamID)
+			return toolcall.InvalidArgs("roomId %q is not team %q's room (a team's room id is its team id)", a.RoomID, a.TeamID)
 		case a.TeamID != "":
 			room = a.TeamID
 		default:
 			room = a.RoomID
 		}
 		if room == "" {
-			return invalidArgs("teamId is required: this session is not bound to a team")
+			return toolcall.InvalidArgs("teamId is required: this session is not bound to a team")
 		}
 		me = a.AuthorAgentID
 	}
 	if tc.h.opts.Store == nil {
-		return toolError("team chat is unavailable: this Clawboo has no database")
+		return toolcall.Error("team chat is unavailable: this Clawboo has no database")
 	}
 	posts, roomMax, more, err := readPosts(ctx, tc.h.opts.Store, room, since, me, limit)
 	if err != nil {
 		tc.h.opts.Log.Error("team chat read failed", "room", room, "err", err)
-		return toolError("team chat is unavailable right now; try again")
+		return toolcall.Error("team chat is unavailable right now; try again")
 	}
 	out := make([]wirePost, len(posts))
 	for i, p := range posts {
@@ -195,21 +196,21 @@ func (tc *teamChat) subscribe(ctx context.Context, c Caller, a subscribeArgs) *m
 	if more {
 		res["more"] = true
 	}
-	return jsonResult(res)
+	return toolcall.JSON(res)
 }
 
 func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp.CallToolResult {
 	if !c.Delegate {
-		return denied("not_delegate", "team_delegate is not available to this session (it is not signed with delegate=1)", "")
+		return toolcall.Denied("not_delegate", "team_delegate is not available to this session (it is not signed with delegate=1)", "")
 	}
 	if r := chatRequirePoster(c, toolDelegate); r != nil {
 		return r
 	}
 	if a.Assignee == "" || !validID(a.Assignee) {
-		return invalidArgs("assignee must be an agent id (letters, digits, '_', '-', '.' and ':', at most 128)")
+		return toolcall.InvalidArgs("assignee must be an agent id (letters, digits, '_', '-', '.' and ':', at most 128)")
 	}
 	if a.Assignee == c.AgentID {
-		return invalidArgs("you cannot delegate to yourself")
+		return toolcall.InvalidArgs("you cannot delegate to yourself")
 	}
 	task, r := chatCheckText("task", a.Task)
 	if r != nil {
@@ -220,20 +221,20 @@ func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp
 	if r != nil {
 		return r
 	}
-	return jsonResult(map[string]any{"delegated": map[string]any{"seq": seq, "roomId": p.RoomID, "assignee": p.Assignee}})
+	return toolcall.JSON(map[string]any{"delegated": map[string]any{"seq": seq, "roomId": p.RoomID, "assignee": p.Assignee}})
 }
 
 // store scrubs and appends a post.
 func (tc *teamChat) store(ctx context.Context, p chatPost) (int64, *mcp.CallToolResult) {
 	if tc.h.opts.Store == nil {
-		return 0, toolError("team chat is unavailable: this Clawboo has no database")
+		return 0, toolcall.Error("team chat is unavailable: this Clawboo has no database")
 	}
 	p.Body = redact.Secrets(p.Body)
 	p.CreatedAt = tc.h.opts.Now().UnixMilli()
 	seq, err := appendPost(ctx, tc.h.opts.Store, p)
 	if err != nil {
 		tc.h.opts.Log.Error("team chat post failed", "room", p.RoomID, "err", err)
-		return 0, toolError("the post was not stored; try again")
+		return 0, toolcall.Error("the post was not stored; try again")
 	}
 	return seq, nil
 }
@@ -245,12 +246,12 @@ func chatRequirePoster(c Caller, tool string) *mcp.CallToolResult {
 	case c.AgentID != "" && c.TeamID != "":
 		return nil
 	case !c.Bound():
-		return denied("unbound", tool+" needs a session bound to an agent and a team, and this one is unbound",
+		return toolcall.Denied("unbound", tool+" needs a session bound to an agent and a team, and this one is unbound",
 			"Agents get a bound session from the attach URL Clawboo gives their run; an unbound client can only read a room with team_chat_subscribe.")
 	case c.AgentID == "":
-		return denied("half_bound", tool+" needs a session bound to an agent and a team; this one is bound to team "+c.TeamID+" only", "")
+		return toolcall.Denied("half_bound", tool+" needs a session bound to an agent and a team; this one is bound to team "+c.TeamID+" only", "")
 	default:
-		return denied("half_bound", tool+" needs a session bound to an agent and a team; this one is bound to agent "+c.AgentID+" only", "")
+		return toolcall.Denied("half_bound", tool+" needs a session bound to an agent and a team; this one is bound to agent "+c.AgentID+" only", "")
 	}
 }
 
@@ -270,7 +271,7 @@ func chatRefuseSpoof(c Caller, author, team, room string) *mcp.CallToolResult {
 	if len(bad) == 0 {
 		return nil
 	}
-	return denied("spoofing", "refused: this session acts as agent "+chatQuote(c.AgentID)+" in team "+chatQuote(c.TeamID)+
+	return toolcall.Denied("spoofing", "refused: this session acts as agent "+chatQuote(c.AgentID)+" in team "+chatQuote(c.TeamID)+
 		", and "+strings.Join(bad, ", ")+" names someone or somewhere else",
 		"Leave authorAgentId, teamId and roomId out: the session's binding decides them.")
 }
@@ -294,10 +295,10 @@ func chatClip(s string) string {
 // chatCheckText bounds a post or task body.
 func chatCheckText(field, s string) (string, *mcp.CallToolResult) {
 	if len(s) > MaxChatText {
-		return "", invalidArgs("%s is %d bytes; the limit is %d (16 KiB)", field, len(s), MaxChatText)
+		return "", toolcall.InvalidArgs("%s is %d bytes; the limit is %d (16 KiB)", field, len(s), MaxChatText)
 	}
 	if strings.TrimSpace(s) == "" {
-		return "", invalidArgs("%s is empty", field)
+		return "", toolcall.InvalidArgs("%s is empty", field)
 	}
 	return s, nil
 }

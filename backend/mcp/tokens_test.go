@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -82,7 +83,7 @@ func TestRevokedRunTokenIsRefused(t *testing.T) {
 	h := newTestHub(t, Options{})
 	release := make(chan struct{})
 	started, outcome := make(chan struct{}, 1), make(chan string, 1)
-	h.servers[Tasks].AddTool(mcp.NewTool("slow"), handler(func(ctx context.Context, _ Caller, _ struct{}) *mcp.CallToolResult {
+	h.servers[Tasks].AddTool(mcp.NewTool("slow"), toolcall.Handler(func(ctx context.Context, _ Caller, _ struct{}) *mcp.CallToolResult {
 		started <- struct{}{}
 		select {
 		case <-ctx.Done():
@@ -90,7 +91,7 @@ func TestRevokedRunTokenIsRefused(t *testing.T) {
 		case <-release:
 			outcome <- "finished"
 		}
-		return jsonResult("over")
+		return toolcall.JSON("over")
 	}))
 	defer close(release)
 	srv := httptest.NewServer(h)

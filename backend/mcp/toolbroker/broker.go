@@ -1,9 +1,10 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"log/slog"
 	"os"
 	"sort"
@@ -37,7 +38,9 @@ func (envSecretSource) Get(_ context.Context, name string) (string, bool) {
 	return v, v != ""
 }
 
-type brokerOptions struct {
+// Options wire a Broker. Store nil: the tools that need it are listed as
+// unavailable; Approver nil: high-risk tools are refused.
+type Options struct {
 	Store    *store.Store
 	Approver Approver
 	Log      *slog.Logger
@@ -74,7 +77,9 @@ type Broker struct {
 
 type secretBox struct{ s SecretSource }
 
-func newBroker(o brokerOptions) *Broker {
+// New builds the registry with the built-in tools; external servers are
+// loaded by Start.
+func New(o Options) *Broker {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -107,15 +112,16 @@ type brokerTool struct {
 
 // preparedCall is a validated call waiting for the policy's verdict.
 type preparedCall struct {
-	run    func(ctx context.Context, c Caller) (*mcp.CallToolResult, error)
+	run    func(ctx context.Context, c toolcall.Caller) (*mcp.CallToolResult, error)
 	title  string // for a person: what exactly would happen
 	reason string // the agent's "why", when the tool takes one
 }
 
 const builtinSource = "builtin"
 
-// attach registers the registry on the MCP server.
-func (b *Broker) attach(s *server.MCPServer) {
+// Attach registers the registry on the MCP server the hub built for
+// clawboo-tools (which must also use Filter as its tool filter).
+func (b *Broker) Attach(s *server.MCPServer) {
 	b.mu.Lock()
 	b.srv = s
 	tools := make([]server.ServerTool, 0, len(b.tools))
@@ -139,9 +145,9 @@ func (t *brokerTool) isAvailable(ctx context.Context) (bool, string) {
 	return t.available(ctx)
 }
 
-// filter hides the tools that are not available now; mcp-go applies it to
+// Filter hides the tools that are not available now; mcp-go applies it to
 // tools/list and to tools/call alike.
-func (b *Broker) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+func (b *Broker) Filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
 		e := b.lookup(t.Name)
@@ -164,13 +170,13 @@ func (b *Broker) handler(name string) server.ToolHandlerFunc {
 		if err != nil {
 			raw = nil
 		}
-		return b.call(ctx, CallerFrom(ctx), name, raw), nil
+		return b.call(ctx, toolcall.CallerFrom(ctx), name, raw), nil
 	}
 }
 
 // call is the pipeline every call goes through: availability → arguments
 // → policy → run → audit. Whatever happens, one audit row is written.
-func (b *Broker) call(ctx context.Context, c Caller, name string, raw json.RawMessage) *mcp.CallToolResult {
+func (b *Broker) call(ctx context.Context, c toolcall.Caller, name string, raw json.RawMessage) *mcp.CallToolResult {
 	start := b.now()
 	a := toolAuditRow{Tool: name, AgentID: c.AgentID, TeamID: c.TeamID, Transport: c.Transport, Summary: summarizeArgs(raw)}
 	res := b.decide(ctx, c, name, raw, &a)
@@ -179,21 +185,21 @@ func (b *Broker) call(ctx context.Context, c Caller, name string, raw json.RawMe
 	return res
 }
 
-func (b *Broker) decide(ctx context.Context, c Caller, name string, raw json.RawMessage, a *toolAuditRow) *mcp.CallToolResult {
+func (b *Broker) decide(ctx context.Context, c toolcall.Caller, name string, raw json.RawMessage, a *toolAuditRow) *mcp.CallToolResult {
 	t := b.lookup(name)
 	if t == nil {
 		a.Decision, a.Detail = decisionDenied, "unknown tool"
-		return denied("unknown_tool", "denied: no tool named "+name, "List the tools again: the set changes when servers come and go.")
+		return toolcall.Denied("unknown_tool", "denied: no tool named "+name, "List the tools again: the set changes when servers come and go.")
 	}
 	a.Source, a.Risk = t.source, string(t.risk)
 	if ok, why := t.isAvailable(ctx); !ok {
 		a.Decision, a.Detail = decisionDenied, "unavailable: "+why
-		return denied("unavailable", "denied: "+name+" is not available: "+why, "")
+		return toolcall.Denied("unavailable", "denied: "+name+" is not available: "+why, "")
 	}
 	p, err := t.prepare(raw)
 	if err != nil {
 		a.Decision, a.Detail = decisionDenied, "invalid args: "+err.Error()
-		return invalidArgs("%v", err)
+		return toolcall.InvalidArgs("%v", err)
 	}
 	if t.risk == RiskHigh {
 		if res := b.approve(ctx, c, t, p, a); res != nil {
@@ -204,10 +210,10 @@ func (b *Broker) decide(ctx context.Context, c Caller, name string, raw json.Raw
 	switch {
 	case err != nil:
 		a.Decision, a.Detail = decisionError, err.Error()
-		return toolError(name + ": " + err.Error())
+		return toolcall.Error(name + ": " + err.Error())
 	case res == nil:
 		a.Decision = decisionAllowed
-		return jsonResult(map[string]any{})
+		return toolcall.JSON(map[string]any{})
 	case res.IsError:
 		a.Decision, a.Detail = decisionError, resultTextOf(res)
 	default:
@@ -218,11 +224,11 @@ func (b *Broker) decide(ctx context.Context, c Caller, name string, raw json.Raw
 
 // approve asks a person; it returns nil when the call may go ahead, and
 // the refusal otherwise. Every path but an explicit yes is a no.
-func (b *Broker) approve(ctx context.Context, c Caller, t *brokerTool, p *preparedCall, a *toolAuditRow) *mcp.CallToolResult {
+func (b *Broker) approve(ctx context.Context, c toolcall.Caller, t *brokerTool, p *preparedCall, a *toolAuditRow) *mcp.CallToolResult {
 	name := t.def.Name
 	if b.approver == nil {
 		a.Decision, a.Detail = decisionDenied, "no approvals queue to ask"
-		return denied("approval_unavailable", "denied: "+name+" needs a person's approval and none can be asked here", "")
+		return toolcall.Denied("approval_unavailable", "denied: "+name+" needs a person's approval and none can be asked here", "")
 	}
 	who := c.AgentID
 	if who == "" {
@@ -240,7 +246,7 @@ func (b *Broker) approve(ctx context.Context, c Caller, t *brokerTool, p *prepar
 	switch {
 	case err != nil:
 		a.Decision, a.Detail = decisionError, "approval could not be asked: "+err.Error()
-		return denied("approval_error", "not approved: the question could not be put to a person ("+err.Error()+")", "")
+		return toolcall.Denied("approval_error", "not approved: the question could not be put to a person ("+err.Error()+")", "")
 	case ans.Outcome == ApprovalApproved:
 		return nil
 	case ans.Outcome == ApprovalDenied:
@@ -249,10 +255,10 @@ func (b *Broker) approve(ctx context.Context, c Caller, t *brokerTool, p *prepar
 		if ans.Note != "" {
 			msg += ": " + ans.Note
 		}
-		return denied("approval_denied", msg, "Do not repeat the same call; choose another way or explain why it is needed.")
+		return toolcall.Denied("approval_denied", msg, "Do not repeat the same call; choose another way or explain why it is needed.")
 	default:
 		a.Decision, a.Detail = decisionExpired, "not approved in time"
-		return denied("approval_expired", "not approved in time: nobody answered, so "+name+" did not run",
+		return toolcall.Denied("approval_expired", "not approved in time: nobody answered, so "+name+" did not run",
 			"Ask again only if it is still needed, and say why in the reason.")
 	}
 }

@@ -1,8 +1,9 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"time"
 
 	"github.com/clawboo/desktop/backend/redact"
@@ -108,7 +109,7 @@ func (b *Broker) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 }
 
 // saveNote appends an agent's note (scrubbed).
-func (b *Broker) saveNote(ctx context.Context, c Caller, id, note string) error {
+func (b *Broker) saveNote(ctx context.Context, c toolcall.Caller, id, note string) error {
 	_, err := b.st.Write().ExecContext(ctx, `INSERT INTO tool_notes (id, agent_id, team_id, note, created_at) VALUES (?, ?, ?, ?, ?)`,
 		id, c.AgentID, c.TeamID, redact.Secrets(note), b.now().UnixMilli())
 	if err != nil && ctx.Err() == nil {

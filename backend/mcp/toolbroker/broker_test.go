@@ -1,9 +1,13 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +18,8 @@ import (
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/mcp"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // brokerApprover is a scripted Approver; broker is the hub's (Hub.Tools).
 type brokerApprover struct {
@@ -56,7 +62,7 @@ func (m mapSecrets) Get(_ context.Context, n string) (string, bool) {
 }
 
 type toolsFixture struct {
-	hub   *Hub
+	srv   *server.MCPServer
 	b     *Broker
 	st    *store.Store
 	appr  *brokerApprover
@@ -64,8 +70,9 @@ type toolsFixture struct {
 	dbDir string
 }
 
-// newToolsFixture is a Hub over a real store whose broker sees no ambient
-// secrets and a temporary home folder.
+// newToolsFixture is a broker over a real store, attached to an MCP server
+// built as the hub builds clawboo-tools, that sees no ambient secrets and
+// a temporary home folder.
 func newToolsFixture(t *testing.T) *toolsFixture {
 	t.Helper()
 	home := t.TempDir()
@@ -78,28 +85,73 @@ func newToolsFixture(t *testing.T) *toolsFixture {
 		t.Fatal(err)
 	}
 	appr := &brokerApprover{}
-	h, err := New(Options{Token: testToken, BindingKey: []byte("test-binding-key-0123456789"), Store: st, Approvals: appr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(); st.Close() })
-	appr.broker = h.Tools()
-	b := appr.broker
+	b := New(Options{Store: st, Approver: appr})
+	srv := server.NewMCPServer("clawboo-tools", "test", server.WithToolCapabilities(false), server.WithRecovery(),
+		server.WithToolFilter(b.Filter))
+	b.Attach(srv)
+	t.Cleanup(func() { b.Close(); st.Close() })
+	appr.broker = b
 	b.home = func() (string, error) { return home, nil }
 	if err := b.Start(context.Background(), mapSecrets{}); err != nil {
 		t.Fatal(err)
 	}
-	return &toolsFixture{hub: h, b: b, st: st, appr: appr, home: home, dbDir: dbDir}
+	return &toolsFixture{srv: srv, b: b, st: st, appr: appr, home: home, dbDir: dbDir}
 }
 
-func (f *toolsFixture) session(t *testing.T, bind Binding) *Session {
+// session is an in-process client acting as bind, the way the hub's
+// Session carries its caller on every request.
+type session struct {
+	c      *client.Client
+	caller toolcall.Caller
+}
+
+func (f *toolsFixture) session(t *testing.T, bind toolcall.Binding) *session {
 	t.Helper()
-	s, err := f.hub.Session(context.Background(), Tools, bind)
+	c, err := client.NewInProcessClient(f.srv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := &session{c: c, caller: toolcall.Caller{Binding: bind, Transport: "in-process"}}
+	ctx := toolcall.WithCaller(context.Background(), s.caller)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
 	return s
+}
+
+func (s *session) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+	res, err := s.c.ListTools(toolcall.WithCaller(ctx, s.caller), mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Tools, nil
+}
+
+func (s *session) CallTool(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	return s.c.CallTool(toolcall.WithCaller(ctx, s.caller), req)
+}
+
+func callText(t *testing.T, res *mcp.CallToolResult, err error) string {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }
 
 func (f *toolsFixture) audit(t *testing.T) []AuditEntry {
@@ -111,7 +163,7 @@ func (f *toolsFixture) audit(t *testing.T) []AuditEntry {
 	return rows
 }
 
-func toolNames(t *testing.T, s *Session) []string {
+func toolNames(t *testing.T, s *session) []string {
 	t.Helper()
 	ts, err := s.ListTools(context.Background())
 	if err != nil {
@@ -135,7 +187,7 @@ func deniedCode(res *mcp.CallToolResult) string {
 
 func TestToolsListsOnlyAvailable(t *testing.T) {
 	f := newToolsFixture(t)
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	if got := toolNames(t, s); !slices.Equal(got, []string{"delete_path", "echo", "note", "web_fetch"}) {
 		t.Fatal(got)
 	}
@@ -166,7 +218,7 @@ func TestToolsListsOnlyAvailable(t *testing.T) {
 
 func TestToolsEchoAndNote(t *testing.T) {
 	f := newToolsFixture(t)
-	s := f.session(t, Binding{TeamID: "team-a", AgentID: "alice"})
+	s := f.session(t, toolcall.Binding{TeamID: "team-a", AgentID: "alice"})
 	res, err := s.CallTool(context.Background(), "echo", map[string]any{"message": "hello"})
 	if got := callText(t, res, err); got != `{"message":"hello"}` || res.IsError {
 		t.Fatal(got)
@@ -203,7 +255,7 @@ func TestToolsEchoAndNote(t *testing.T) {
 func TestToolsInvalidArgs(t *testing.T) {
 	f := newToolsFixture(t)
 	f.b.secrets.Store(&secretBox{mapSecrets{"TAVILY_API_KEY": "tvly-test"}})
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -243,7 +295,7 @@ func TestToolsInvalidArgs(t *testing.T) {
 
 func TestToolsDeletePathAsksFirst(t *testing.T) {
 	f := newToolsFixture(t)
-	s := f.session(t, Binding{TeamID: "team-a", AgentID: "alice"})
+	s := f.session(t, toolcall.Binding{TeamID: "team-a", AgentID: "alice"})
 	junk := filepath.Join(f.home, "junk")
 	mk := func() {
 		if err := os.MkdirAll(junk, 0o700); err != nil {
@@ -307,7 +359,7 @@ func TestToolsDeletePathAsksFirst(t *testing.T) {
 func TestToolsDeletePathBoundaries(t *testing.T) {
 	f := newToolsFixture(t)
 	f.appr.answer = answerWith(ApprovalApproved)
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "keep.txt")
 	if err := os.WriteFile(secret, []byte("k"), 0o600); err != nil {
@@ -345,7 +397,7 @@ func TestToolsMediumRiskDoesNotAsk(t *testing.T) {
 	f := newToolsFixture(t)
 	srv := newPageServer(t)
 	f.b.fetch.allow = allowAll
-	s := f.session(t, Binding{AgentID: "alice"})
+	s := f.session(t, toolcall.Binding{AgentID: "alice"})
 	res, err := s.CallTool(context.Background(), "web_fetch", map[string]any{"url": srv.URL + "/page"})
 	if text := callText(t, res, err); res.IsError || !strings.Contains(text, "hello page") {
 		t.Fatal(text)
@@ -359,7 +411,7 @@ func TestToolsMediumRiskDoesNotAsk(t *testing.T) {
 }
 
 func TestToolsWithoutApproverRefuseHighRisk(t *testing.T) {
-	b := newBroker(brokerOptions{})
+	b := New(Options{})
 	home := t.TempDir()
 	b.home = func() (string, error) { return home, nil }
 	p := filepath.Join(home, "x")
@@ -367,42 +419,20 @@ func TestToolsWithoutApproverRefuseHighRisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(map[string]any{"path": p})
-	res := b.call(context.Background(), Caller{}, "delete_path", raw)
+	res := b.call(context.Background(), toolcall.Caller{}, "delete_path", raw)
 	if deniedCode(res) != "approval_unavailable" {
 		t.Fatalf("%+v", res)
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Fatal(err)
 	}
-	if res := b.call(context.Background(), Caller{}, "nope", nil); deniedCode(res) != "unknown_tool" {
+	if res := b.call(context.Background(), toolcall.Caller{}, "nope", nil); deniedCode(res) != "unknown_tool" {
 		t.Fatalf("%+v", res)
 	}
-	if res := b.call(context.Background(), Caller{}, "note", []byte(`{"note":"x"}`)); deniedCode(res) != "unavailable" {
+	if res := b.call(context.Background(), toolcall.Caller{}, "note", []byte(`{"note":"x"}`)); deniedCode(res) != "unavailable" {
 		t.Fatalf("%+v", res)
 	}
 	b.Close()
-}
-
-// Over HTTP, with the attach token and a signed binding, the audit row
-// names the agent the binding names.
-func TestToolsOverHTTP(t *testing.T) {
-	f := newToolsFixture(t)
-	srv := newLoopbackServer(t, f.hub)
-	auth := map[string]string{"Authorization": "Bearer " + testToken}
-	c, err := httpClient(t, srv.URL+"/mcp/tools?"+f.hub.Signer().Query(Binding{TeamID: "t1", AgentID: "bob"}), auth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil || len(res.Tools) != 4 {
-		t.Fatalf("%+v %v", res, err)
-	}
-	if got := mustCall(t, c, "echo", map[string]any{"message": "over http"}); got != `{"message":"over http"}` {
-		t.Fatal(got)
-	}
-	if row := f.audit(t)[0]; row.AgentID != "bob" || row.TeamID != "t1" || row.Transport != "http" {
-		t.Fatalf("%+v", row)
-	}
 }
 
 // A key in any argument reaches neither the audit table, the notes, the
@@ -411,7 +441,7 @@ func TestToolsAuditIsScrubbed(t *testing.T) {
 	const sentinel = "sk-ant-SENTINEL-0123456789abcdefXYZ"
 	f := newToolsFixture(t)
 	f.appr.answer = answerWith(ApprovalDenied)
-	s := f.session(t, Binding{AgentID: "alice"})
+	s := f.session(t, toolcall.Binding{AgentID: "alice"})
 	victim := filepath.Join(f.home, "victim")
 	if err := os.WriteFile(victim, nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/redact"
 )
 
@@ -89,26 +91,16 @@ var (
 	remoteToolPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 )
 
-// providerKeyNames are never handed to an external server (they pay for
-// models); the backend's tests keep this list in step with config's.
-var providerKeyNames = []string{
-	"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-	"XAI_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY", "TOGETHER_API_KEY", "CEREBRAS_API_KEY",
-	"MOONSHOT_API_KEY", "DEEPSEEK_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN",
-}
+// otherModelCredentials pay for models too but have no slot in config's
+// provider table (runtime logins, SDKs' alternative names); with the
+// table's key slots they are never handed to an external server.
+var otherModelCredentials = []string{"GOOGLE_API_KEY", "DEEPSEEK_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"}
 
 // forbiddenEnvName reports names an external server may never read.
 func forbiddenEnvName(name string) bool {
 	up := strings.ToUpper(name)
-	if strings.HasPrefix(up, "CLAWBOO_") {
-		return true
-	}
-	for _, k := range providerKeyNames {
-		if up == k {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(up, "CLAWBOO_") || slices.Contains(config.ProviderEnvVars(), up) ||
+		slices.Contains(otherModelCredentials, up)
 }
 
 // looksLikeSecret reports a literal that the scrubber would hide.

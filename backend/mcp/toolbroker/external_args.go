@@ -1,4 +1,4 @@
-package mcp
+package toolbroker
 
 import (
 	"encoding/json"

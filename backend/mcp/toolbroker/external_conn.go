@@ -1,10 +1,12 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/clawboo/desktop/backend/proc"
 	"os/exec"
 	"strings"
 	"sync"
@@ -175,7 +177,7 @@ func (b *Broker) proxyTool(es *extServer, def mcp.Tool, remoteName string) *brok
 				return nil, err
 			}
 			return &preparedCall{title: "Use " + def.Name + " (external server " + es.cfg.Name + ")",
-				run: func(ctx context.Context, _ Caller) (*mcp.CallToolResult, error) {
+				run: func(ctx context.Context, _ toolcall.Caller) (*mcp.CallToolResult, error) {
 					return es.call(ctx, remoteName, args)
 				}}, nil
 		},
@@ -256,7 +258,7 @@ func closeConn(cl *client.Client, cmd *exec.Cmd) {
 		_ = cl.Close()
 	}
 	if cmd != nil {
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 	}
 }
 
@@ -276,13 +278,13 @@ func (b *Broker) dial(ctx context.Context, cfg ServerConfig) (*client.Client, *e
 				cmd.Env = env
 				cmd.Stderr = tail
 				cmd.WaitDelay = 2 * time.Second
-				setGroup(cmd)
+				proc.InGroup(cmd)
 				started = cmd
 				return cmd, nil
 			}))
 		if err != nil {
 			if started != nil && started.Process != nil {
-				killGroup(started)
+				proc.KillGroup(started)
 			}
 			return nil, nil, tail, err
 		}

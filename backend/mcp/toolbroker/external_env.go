@@ -1,50 +1,48 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/redact"
 )
 
-// stdioBaseEnv is what every stdio server sees of the host's environment (the
-// same allowlist as run_command's children), compared case-insensitively
-// for Windows' sake.
-var stdioBaseEnv = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-	"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "TEMP", "TMP",
-	"PROGRAMDATA", "PROGRAMFILES",
-}
+// windowsEnv is what a program on Windows also needs to start (proc's base
+// allowlist is the Unix one).
+var windowsEnv = []string{"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
+	"USERPROFILE", "TEMP", "TMP", "PROGRAMDATA", "PROGRAMFILES"}
 
-// childEnv is the allowlisted host environment plus the names the person
-// listed, their values from the secret source.
+// childEnv is proc's allowlisted host environment plus the names the person
+// listed, their values from the secret source. Names are compared
+// case-insensitively for Windows' sake ("Path").
 func (b *Broker) childEnv(ctx context.Context, cfg ServerConfig) []string {
-	var env []string
-	for _, kv := range b.environ() {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+	environ := b.environ()
+	var allow []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "" || forbiddenEnvName(k) {
 			continue
 		}
-		for _, allowed := range stdioBaseEnv {
-			if strings.EqualFold(k, allowed) && !forbiddenEnvName(k) {
-				env = append(env, kv)
-				break
-			}
+		if slices.ContainsFunc(proc.BaseEnv, func(a string) bool { return strings.EqualFold(a, k) }) ||
+			slices.ContainsFunc(windowsEnv, func(a string) bool { return strings.EqualFold(a, k) }) {
+			allow = append(allow, k)
 		}
 	}
+	listed := map[string]string{}
 	for _, name := range cfg.Env {
 		if forbiddenEnvName(name) {
 			continue
 		}
 		if v, ok := b.secretSource().Get(ctx, name); ok {
-			env = append(env, name+"="+v)
+			listed[name] = v
 		}
 	}
-	return env
+	return proc.AllowEnv(environ, allow, nil, listed)
 }
 
 // describeFailure is why a server failed, with the end of its stderr,

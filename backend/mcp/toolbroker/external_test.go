@@ -1,9 +1,10 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/http"
 	"os"
 	"slices"
@@ -19,7 +20,7 @@ import (
 // The test binary doubles as an external stdio MCP server: run with
 // EXTMCP_CHILD set, TestExternalHelperServer serves over stdin/stdout and
 // exits (the pattern os/exec's own tests use; TestMain belongs to
-// hub_test.go).
+// broker_test.go).
 const childModeVar = "EXTMCP_CHILD"
 
 func TestExternalHelperServer(t *testing.T) {
@@ -104,7 +105,7 @@ func TestExternalStdioServerProxied(t *testing.T) {
 		!strings.Contains(st.Error, "1 tools not offered") {
 		t.Fatalf("%+v", st)
 	}
-	s := f.session(t, Binding{AgentID: "alice"})
+	s := f.session(t, toolcall.Binding{AgentID: "alice"})
 	if got := toolNames(t, s); !slices.Contains(got, "helper__add") || !slices.Contains(got, "echo") {
 		t.Fatal(got)
 	}
@@ -165,7 +166,7 @@ func TestExternalServerThatCannotStartIsReported(t *testing.T) {
 		t.Fatalf("%+v %v", st, err)
 	}
 	// The broker carries on.
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	res, err := s.CallTool(context.Background(), "echo", map[string]any{"message": "still here"})
 	if text := callText(t, res, err); res.IsError {
 		t.Fatal(text)
@@ -181,7 +182,7 @@ func TestExternalServerCrashMidCall(t *testing.T) {
 	if st, err := f.b.AddServer(context.Background(), stdioHelper("helper", "serve")); err != nil || st.Status != ServerReady {
 		t.Fatalf("%+v %v", st, err)
 	}
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	res, err := s.CallTool(context.Background(), "helper__crash", nil)
 	if text := callText(t, res, err); !res.IsError {
 		t.Fatal(text)
@@ -225,7 +226,7 @@ func TestExternalHTTPServer(t *testing.T) {
 	if err != nil || st.Status != ServerReady || !slices.Contains(st.Tools, "remote__add") {
 		t.Fatalf("%+v %v", st, err)
 	}
-	s := f.session(t, Binding{AgentID: "alice"})
+	s := f.session(t, toolcall.Binding{AgentID: "alice"})
 	res, err := s.CallTool(context.Background(), "remote__add", map[string]any{"a": 40, "b": 2})
 	if got := callText(t, res, err); got != "42" {
 		t.Fatal(got)
@@ -267,7 +268,7 @@ func TestExternalServersReconnectAtStart(t *testing.T) {
 	if _, err := f.b.AddServer(context.Background(), stdioHelper("helper", "serve")); !errors.Is(err, ErrServerExists) {
 		t.Fatal(err)
 	}
-	b2 := newBroker(brokerOptions{Store: f.st})
+	b2 := New(Options{Store: f.st})
 	defer b2.Close()
 	b2.environ = f.b.environ
 	if err := b2.Start(context.Background(), f.b.secretSource()); err != nil {

@@ -1,17 +1,9 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"time"
-
-	"github.com/mark3labs/mcp-go/server"
 )
-
-// clawboo-tools is the managed capability broker: every tools/call goes
-// through one pipeline (broker.go) — availability, argument validation,
-// risk policy (a person is asked before a high-risk tool runs), run, audit
-// row — whether the tool is built in (tools_*.go) or proxied from an
-// external MCP server a person added (external*.go).
 
 // Risk grades what a tool can do, and so what the broker's policy asks
 // before it runs.
@@ -68,14 +60,4 @@ type ApprovalAnswer struct {
 // The composition root implements it over the approvals queue.
 type Approver interface {
 	Ask(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
-}
-
-func newToolsServer(h *Hub) (*server.MCPServer, error) {
-	b := newBroker(brokerOptions{Store: h.opts.Store, Approver: h.opts.Approvals, Log: h.opts.Log,
-		Now: h.opts.Now, Version: h.opts.Version})
-	s := h.newServer(Tools, server.WithToolFilter(b.filter))
-	b.attach(s)
-	h.closers = append(h.closers, b.Close)
-	h.broker = b
-	return s, nil
 }

@@ -1,4 +1,4 @@
-package mcp
+package toolbroker
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ type builtinSpec[A any] struct {
 	available  func(ctx context.Context) (bool, string)
 	check      func(a *A) error
 	ask        func(a *A) (title, reason string) // what a person reads (high risk)
-	run        func(ctx context.Context, c Caller, a A) (any, error)
+	run        func(ctx context.Context, c toolcall.Caller, a A) (any, error)
 }
 
 func (s builtinSpec[A]) tool() *brokerTool {
@@ -42,12 +43,12 @@ func (s builtinSpec[A]) tool() *brokerTool {
 					return nil, err
 				}
 			}
-			p := &preparedCall{run: func(ctx context.Context, c Caller) (*mcp.CallToolResult, error) {
+			p := &preparedCall{run: func(ctx context.Context, c toolcall.Caller) (*mcp.CallToolResult, error) {
 				v, err := s.run(ctx, c, a)
 				if err != nil {
 					return nil, err
 				}
-				return jsonResult(v), nil
+				return toolcall.JSON(v), nil
 			}}
 			if s.ask != nil {
 				p.title, p.reason = s.ask(&a)
@@ -109,7 +110,7 @@ func (b *Broker) builtins() []*brokerTool {
 				}
 				return nil
 			},
-			run: func(_ context.Context, _ Caller, a echoToolArgs) (any, error) {
+			run: func(_ context.Context, _ toolcall.Caller, a echoToolArgs) (any, error) {
 				return map[string]string{"message": a.Message}, nil
 			},
 		}.tool(),
@@ -128,7 +129,7 @@ func (b *Broker) builtins() []*brokerTool {
 				}
 				return nil
 			},
-			run: func(ctx context.Context, c Caller, a noteToolArgs) (any, error) {
+			run: func(ctx context.Context, c toolcall.Caller, a noteToolArgs) (any, error) {
 				id := ulid.Make().String()
 				if err := b.saveNote(ctx, c, id, a.Note); err != nil {
 					return nil, err
@@ -157,7 +158,7 @@ func (b *Broker) builtins() []*brokerTool {
 				return err
 			},
 			ask: func(a *deleteToolArgs) (string, string) { return "Delete " + a.Path, a.Why },
-			run: func(ctx context.Context, _ Caller, a deleteToolArgs) (any, error) {
+			run: func(ctx context.Context, _ toolcall.Caller, a deleteToolArgs) (any, error) {
 				// Check again: the answer may have taken minutes.
 				p, err := b.deletable(a.Path)
 				if err != nil {

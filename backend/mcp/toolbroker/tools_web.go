@@ -1,4 +1,4 @@
-package mcp
+package toolbroker
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"io"
 	"mime"
 	"net"
@@ -150,7 +151,9 @@ func (b *Broker) webFetchTool() *brokerTool {
 			}
 			return checkURL(u, b.fetch.allow)
 		},
-		run: func(ctx context.Context, _ Caller, a fetchToolArgs) (any, error) { return b.fetch.get(ctx, a.URL) },
+		run: func(ctx context.Context, _ toolcall.Caller, a fetchToolArgs) (any, error) {
+			return b.fetch.get(ctx, a.URL)
+		},
 	}.tool()
 }
 
@@ -249,7 +252,7 @@ type webSearchResult struct {
 	Content string `json:"content"`
 }
 
-func (b *Broker) search(ctx context.Context, _ Caller, a webSearchArgs) (any, error) {
+func (b *Broker) search(ctx context.Context, _ toolcall.Caller, a webSearchArgs) (any, error) {
 	key, ok := b.secretSource().Get(ctx, tavilyKey)
 	if !ok {
 		return nil, errors.New(tavilyKey + " is not configured")

@@ -1,9 +1,10 @@
-package mcp
+package toolbroker
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -60,7 +61,7 @@ func newPageServer(t *testing.T) *httptest.Server {
 func TestWebFetch(t *testing.T) {
 	f := newToolsFixture(t)
 	srv := newPageServer(t)
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	fetch := func(path string) (fetchResult, string, bool) {
 		res, err := s.CallTool(context.Background(), "web_fetch", map[string]any{"url": srv.URL + path})
 		text := callText(t, res, err)
@@ -140,7 +141,7 @@ func TestWebSearch(t *testing.T) {
 	f.b.fetch.allow = allowAll
 	f.b.tavilyURL = tav.URL
 	f.b.secrets.Store(&secretBox{mapSecrets{"TAVILY_API_KEY": "tvly-test-key"}})
-	s := f.session(t, Binding{})
+	s := f.session(t, toolcall.Binding{})
 	res, err := s.CallTool(context.Background(), "web_search", map[string]any{"query": "golang", "limit": 3})
 	text := callText(t, res, err)
 	if res.IsError || !strings.Contains(text, `"url":"https://go.dev"`) {

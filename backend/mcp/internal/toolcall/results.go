@@ -1,4 +1,4 @@
-package mcp
+package toolcall
 
 import (
 	"context"
@@ -15,51 +15,51 @@ import (
 // refusals a caller may meet in normal work also carry _meta.denied with a
 // stable code.
 
-// jsonResult answers v as one JSON text block (and as structured content).
-func jsonResult(v any) *mcp.CallToolResult {
+// JSON answers v as one JSON text block (and as structured content).
+func JSON(v any) *mcp.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return toolError("internal error: " + err.Error())
+		return Error("internal error: " + err.Error())
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}}
 }
 
-// toolError is a plain tool error.
-func toolError(msg string) *mcp.CallToolResult {
+// Error is a plain tool error.
+func Error(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(msg)}, IsError: true}
 }
 
-// denied is a refusal with a stable code and a hint for the agent.
-func denied(code, msg, hint string) *mcp.CallToolResult {
+// Denied is a refusal with a stable code and a hint for the agent.
+func Denied(code, msg, hint string) *mcp.CallToolResult {
 	text := msg
 	if hint != "" {
 		text += "\n" + hint
 	}
-	r := toolError(text)
+	r := Error(text)
 	r.Meta = &mcp.Meta{AdditionalFields: map[string]any{"denied": code}}
 	return r
 }
 
-// invalidArgs is the answer to arguments that do not fit the tool.
-func invalidArgs(format string, a ...any) *mcp.CallToolResult {
-	return denied("invalid_args", "invalid args: "+fmt.Sprintf(format, a...), "")
+// InvalidArgs is the answer to arguments that do not fit the tool.
+func InvalidArgs(format string, a ...any) *mcp.CallToolResult {
+	return Denied("invalid_args", "invalid args: "+fmt.Sprintf(format, a...), "")
 }
 
-// handler adapts a typed tool function: arguments are decoded into A
+// Handler adapts a typed tool function: arguments are decoded into A
 // (unknown fields refused), the verified caller is passed in, and a Go
 // error becomes a tool error rather than a protocol error.
-func handler[A any](fn func(ctx context.Context, c Caller, args A) *mcp.CallToolResult) server.ToolHandlerFunc {
+func Handler[A any](fn func(ctx context.Context, c Caller, args A) *mcp.CallToolResult) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args A
 		raw, err := json.Marshal(req.GetRawArguments())
 		if err != nil {
-			return invalidArgs("%v", err), nil
+			return InvalidArgs("%v", err), nil
 		}
 		if string(raw) != "null" {
 			dec := json.NewDecoder(strings.NewReader(string(raw)))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&args); err != nil {
-				return invalidArgs("%s", strings.TrimPrefix(err.Error(), "json: ")), nil
+				return InvalidArgs("%s", strings.TrimPrefix(err.Error(), "json: ")), nil
 			}
 		}
 		return fn(ctx, CallerFrom(ctx), args), nil

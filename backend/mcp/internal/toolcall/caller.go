@@ -1,0 +1,40 @@
+package toolcall
+
+import "context"
+
+// Binding is who a session acts for. The zero Binding is an unbound
+// session (a person's own MCP client, or OpenClaw's Gateway). The hub signs
+// and verifies it (backend/mcp's Signer); the servers only read it.
+type Binding struct {
+	TeamID   string `json:"teamId,omitempty"`
+	AgentID  string `json:"agentId,omitempty"`
+	Delegate bool   `json:"delegate,omitempty"` // may use team_delegate
+	// ReadOnly limits the Tasks server to list_tasks and get_task (the
+	// native config's tasks: "read").
+	ReadOnly bool `json:"readOnly,omitempty"`
+}
+
+// Bound reports a binding that names a team or an agent.
+func (b Binding) Bound() bool { return b.TeamID != "" || b.AgentID != "" }
+
+type callerKey struct{}
+
+// Caller is the identity a tool handler acts for.
+type Caller struct {
+	Binding
+	// Transport is "http" or "in-process".
+	Transport string
+}
+
+// WithCaller attaches the caller to ctx; only the hub's transports call it
+// (see the package invariants).
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller a request was verified as (the zero,
+// unbound Caller when none).
+func CallerFrom(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
+}
