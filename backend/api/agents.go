@@ -41,7 +41,7 @@ func agentError(w http.ResponseWriter, id string, err error) {
 // one that cannot be an agent id.
 func agentID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
-	if !agentIDPattern.MatchString(id) {
+	if !agentIDPattern().MatchString(id) {
 		writeError(w, http.StatusNotFound, "unknown agent '%s'", truncate(id, 64))
 		return "", false
 	}

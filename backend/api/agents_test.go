@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
+	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
@@ -154,9 +155,9 @@ func (f *agentFixture) create(t *testing.T, body string) agents.Agent {
 func TestAgentsCRUD(t *testing.T) {
 	f := newAgentFixture(t)
 	a := f.create(t, `{"name":"Code Reviewer","runtime":"clawboo-native","config":{"systemPrompt":"Review diffs.","tools":{"tasks":true,"shell":true}}}`)
-	if !agentIDPattern.MatchString(a.ID) || !strings.HasPrefix(a.ID, "code-reviewer-") || a.Runtime != "clawboo-native" ||
+	if !agentIDPattern().MatchString(a.ID) || !strings.HasPrefix(a.ID, "code-reviewer-") || a.Runtime != "clawboo-native" ||
 		a.Provider != "anthropic" || a.Model != "claude-haiku-4-5" || a.Config == nil || a.Config.MaxTurns != 16 ||
-		a.Config.Tools.Tasks != agents.TasksOn || a.Config.Tools.Shell == nil || !*a.Config.Tools.Shell || !a.Config.Tools.Memory ||
+		a.Config.Tools.Tasks != native.TasksOn || a.Config.Tools.Shell == nil || !*a.Config.Tools.Shell || !a.Config.Tools.Memory ||
 		a.Config.EnvVar != "ANTHROPIC_API_KEY" || !a.ProviderReady || a.CreatedAt == 0 {
 		t.Fatalf("%+v", a)
 	}

@@ -168,7 +168,7 @@ func (a *API) claimTask(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &b) {
 		return
 	}
-	if b.AssigneeAgentID != "" && !agentIDPattern.MatchString(b.AssigneeAgentID) {
+	if b.AssigneeAgentID != "" && !agentIDPattern().MatchString(b.AssigneeAgentID) {
 		writeError(w, http.StatusBadRequest, "invalid assigneeAgentId")
 		return
 	}

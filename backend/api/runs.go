@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
@@ -12,7 +13,9 @@ import (
 	"github.com/clawboo/desktop/backend/supervisor"
 )
 
-var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var agentIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 type startRunBody struct {
 	Message *string `json:"message"`
@@ -68,7 +71,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 		body.Message = &empty
 	}
 	if body.AgentID != "" {
-		if !agentIDPattern.MatchString(body.AgentID) {
+		if !agentIDPattern().MatchString(body.AgentID) {
 			writeError(w, http.StatusBadRequest, "invalid agentId: use letters, digits, '_' and '-'")
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ContextDir is where runtimes that take context as files (Claude Code,
@@ -17,7 +18,9 @@ const ContextDir = ".clawboo/context"
 // MaxContextValue bounds one context note.
 const MaxContextValue = 1 << 20
 
-var contextKey = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var contextKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // WriteContextFile is WriteContext for a runtime that reads context from
 // files: key's value becomes ContextDir/<key>.md inside workDir. A run
@@ -27,7 +30,7 @@ func WriteContextFile(workDir, key, value string) error {
 	if workDir == "" {
 		return nil
 	}
-	if !contextKey.MatchString(key) || strings.Trim(key, ".") == "" {
+	if !contextKey().MatchString(key) || strings.Trim(key, ".") == "" {
 		return fmt.Errorf("context key %q: use letters, digits, '.', '_' or '-' (at most 64)", key)
 	}
 	if len(value) > MaxContextValue {

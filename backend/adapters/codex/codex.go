@@ -172,7 +172,9 @@ func (a *Adapter) Health(context.Context) executor.Health {
 // proc's base set plus the certificate settings a proxied network needs.
 var childEnv = append(append([]string(nil), proc.BaseEnv...), "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var safeID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // Start prepares the agent's home and launches the run's child.
 func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executor.Run, error) {
@@ -195,7 +197,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		mcp = m
 	}
 	home, throwaway := "", false
-	if req.AgentID != "" && safeID.MatchString(req.AgentID) {
+	if req.AgentID != "" && safeID().MatchString(req.AgentID) {
 		home = filepath.Join(config.RuntimeHome(a.opts.Home, string(executor.Codex)), req.AgentID)
 	} else {
 		dir, err := os.MkdirTemp("", "clawboo-codex-")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,7 +27,9 @@ type home struct {
 const maxConfig = 1 << 20
 
 // safeID is what may name an agent's folder.
-var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var safeID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`) })
 
 // prepareHome makes the run's HERMES_HOME: the agent's own folder under
 // root (created 0700 on first use), or a throwaway one for a run with no
@@ -45,7 +48,7 @@ func prepareHome(root, agentID, userConfig, mcpJSON string) (home, error) {
 		}
 		h = home{Path: p, Throwaway: true, Created: true}
 	} else {
-		if !safeID.MatchString(agentID) || strings.Contains(agentID, "..") {
+		if !safeID().MatchString(agentID) || strings.Contains(agentID, "..") {
 			return h, fmt.Errorf("agent id %q cannot name a Hermes home", agentID)
 		}
 		p := filepath.Join(root, agentID)

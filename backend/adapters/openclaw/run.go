@@ -370,12 +370,14 @@ func (r *run) SetModel(ctx context.Context, model string) error {
 	return nil
 }
 
-var agentFile = regexp.MustCompile(`^[A-Z][A-Z0-9_-]{0,63}\.md$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var agentFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_-]{0,63}\.md$`) })
 
 // WriteContext sets one of the agent's files (AGENTS.md, SOUL.md, …);
 // a running session does not re-read it. Other keys are unsupported.
 func (r *run) WriteContext(ctx context.Context, key, value string) error {
-	if !agentFile.MatchString(key) {
+	if !agentFile().MatchString(key) {
 		return fmt.Errorf("%w: OpenClaw context is an agent file such as AGENTS.md, not %q", executor.ErrUnsupported, key)
 	}
 	agent := strings.SplitN(strings.TrimPrefix(r.key, "agent:"), ":", 2)[0]
