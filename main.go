@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
 	case "mcp":
-		return backend.RunMCPCommand(args[1:], os.Getenv, stdout, stderr)
+		return mcpCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "clawboo", version)
 		return 0
@@ -127,6 +129,55 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Clawboo is serving http://%s/ (home %s)\n", ln.Addr(), cfg.Home)
 	if err := b.Serve(ctx, ln, 10*time.Second); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	return 0
+}
+
+const mcpUsage = `Usage:
+  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
+
+Prints a ready-to-paste configuration that attaches an MCP client to this
+Clawboo's servers (clawboo-tasks, -memory, -tools, -teamchat). The output
+holds the attach token: keep it private. Runtimes never get this token:
+each run has its own, valid while it runs.
+
+  --rotate   replace the attach token first (through the running server,
+             else in the vault); every client with the old one stops working
+`
+
+// mcpCommand parses `clawboo mcp …` and returns the exit status: 2 for a
+// usage error, 1 when the configuration could not be made.
+func mcpCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "config" {
+		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprint(stdout, mcpUsage)
+			return 0
+		}
+		fmt.Fprint(stderr, "clawboo mcp: expected the subcommand config\n\n"+mcpUsage)
+		return 2
+	}
+	fl := flag.NewFlagSet("mcp config", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	client := fl.String("client", backend.DefaultMCPClient, strings.Join(backend.MCPClients(), ", "))
+	home := fl.String("home", "", "state folder")
+	rotate := fl.Bool("rotate", false, "replace the attach token first")
+	if err := fl.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "clawboo mcp config: unexpected argument %q\n", fl.Arg(0))
+		return 2
+	}
+	if !slices.Contains(backend.MCPClients(), *client) {
+		fmt.Fprintf(stderr, "clawboo mcp config: --client %q is not one of %s\n", *client, strings.Join(backend.MCPClients(), ", "))
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := backend.MCPConfigRequest{Client: *client, Home: *home, Rotate: *rotate, Getenv: os.Getenv}
+	if err := backend.PrintMCPConfig(ctx, req, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
 	}

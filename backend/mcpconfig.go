@@ -6,11 +6,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,74 +119,53 @@ func readPort(path string) (port int, guessed bool, err error) {
 	return p, false, nil
 }
 
-const mcpUsage = `Usage:
-  clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
+// MCPClients are the clients `clawboo mcp config --client` can print an
+// attach configuration for; DefaultMCPClient is the generic JSON one.
+func MCPClients() []string {
+	return []string{mcp.ClientClaude, mcp.ClientCodex, mcp.ClientHermes, mcp.ClientOpenClaw, mcp.ClientJSON}
+}
 
-Prints a ready-to-paste configuration that attaches an MCP client to this
-Clawboo's servers (clawboo-tasks, -memory, -tools, -teamchat). The output
-holds the attach token: keep it private. Runtimes never get this token:
-each run has its own, valid while it runs.
+// DefaultMCPClient is what `clawboo mcp config` prints without --client.
+const DefaultMCPClient = mcp.ClientJSON
 
-  --rotate   replace the attach token first (through the running server,
-             else in the vault); every client with the old one stops working
-`
+// MCPConfigRequest is `clawboo mcp config` as main parsed it.
+type MCPConfigRequest struct {
+	Client string              // one of MCPClients
+	Home   string              // --home; empty: $CLAWBOO_HOME, else ~/.clawboo
+	Rotate bool                // replace the attach token first
+	Getenv func(string) string // nil = os.Getenv
+}
 
-// RunMCPCommand runs `clawboo mcp …` and returns the exit status. The
-// configuration goes to stdout (so it can be redirected into a file);
-// notes go to stderr.
-func RunMCPCommand(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "config" {
-		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprint(stdout, mcpUsage)
-			return 0
-		}
-		fmt.Fprint(stderr, "clawboo mcp: expected the subcommand config\n\n"+mcpUsage)
-		return 2
+// PrintMCPConfig does `clawboo mcp config`: the configuration goes to
+// stdout (so it can be redirected into a file), notes to stderr. The
+// returned error is for the caller to print; nothing was written to
+// stdout then.
+func PrintMCPConfig(ctx context.Context, r MCPConfigRequest, stdout, stderr io.Writer) error {
+	if !slices.Contains(MCPClients(), r.Client) {
+		return fmt.Errorf("--client %q is not one of %s", r.Client, strings.Join(MCPClients(), ", "))
 	}
-	fl := flag.NewFlagSet("mcp config", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	client := fl.String("client", mcp.ClientJSON, "claude, codex, hermes, openclaw or json")
-	home := fl.String("home", "", "state folder")
-	rotate := fl.Bool("rotate", false, "replace the attach token first")
-	if err := fl.Parse(args[1:]); err != nil {
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "clawboo mcp config: unexpected argument %q\n", fl.Arg(0))
-		return 2
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if _, known := map[string]bool{mcp.ClientClaude: true, mcp.ClientCodex: true, mcp.ClientHermes: true, mcp.ClientOpenClaw: true, mcp.ClientJSON: true}[*client]; !known {
-		fmt.Fprintf(stderr, "clawboo mcp config: --client %q is not one of claude, codex, hermes, openclaw, json\n", *client)
-		return 2
-	}
-	if *rotate {
-		note, err := RotateMCPToken(ctx, MCPConfigOptions{Home: *home, Getenv: getenv})
+	o := MCPConfigOptions{Home: r.Home, Getenv: r.Getenv}
+	if r.Rotate {
+		note, err := RotateMCPToken(ctx, o)
 		if err != nil {
-			fmt.Fprintln(stderr, "clawboo: rotate the attach token:", err)
-			return 1
+			return fmt.Errorf("rotate the attach token: %w", err)
 		}
 		fmt.Fprintln(stderr, "# "+note)
 	}
-	c, err := LoadMCPConfig(ctx, MCPConfigOptions{Home: *home, Getenv: getenv})
+	c, err := LoadMCPConfig(ctx, o)
 	if err != nil {
-		fmt.Fprintln(stderr, "clawboo:", err)
-		return 1
+		return err
 	}
 	if c.PortGuessed {
 		fmt.Fprintf(stderr, "clawboo: %s does not exist (Clawboo has not served from this home yet); assuming the default port %d\n", c.PortFile, FirstPort)
 	}
-	cc := c.Attach.Clients[*client]
-	fmt.Fprintf(stderr, "# %s: %s\n# This output holds the attach token; keep it private.\n", *client, cc.Where)
+	cc := c.Attach.Clients[r.Client]
+	fmt.Fprintf(stderr, "# %s: %s\n# This output holds the attach token; keep it private.\n", r.Client, cc.Where)
 	fmt.Fprint(stdout, cc.Text)
-	if *client == mcp.ClientCodex {
+	if r.Client == mcp.ClientCodex {
 		fmt.Fprintf(stdout, "\n# In the environment Codex starts from:\nexport %s='%s'\n", mcp.TokenEnv, c.Token)
 	}
-	return 0
+	return nil
 }
 
 // RotateMCPToken replaces the install's attach token. A running server

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestMCPConfigRotate(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	printed := func(args ...string) (string, string) {
 		t.Helper()
-		code, out, errs := mcpCmd(env, append([]string{"config", "--client", "codex", "--home", home}, args...)...)
+		code, out, errs := mcpCmd(env, MCPConfigRequest{Client: "codex", Home: home, Rotate: slices.Contains(args, "--rotate")})
 		m := exportLine.FindStringSubmatch(out)
 		if code != 0 || m == nil {
 			t.Fatalf("mcp config %v: %d\n%s\n%s", args, code, out, errs)

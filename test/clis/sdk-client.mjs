@@ -1,6 +1,6 @@
 // The official TypeScript MCP SDK as a client of Clawboo's servers: lists
 // the tools of one server and calls one, printing one JSON line with what it
-// saw. Driven by the Go test TestTypeScriptSDKClient (mcp_sdk_test.go).
+// saw. Driven by the Go test TestTypeScriptSDKClient (test/e2e/sdk_test.go).
 //
 //   node sdk-client.mjs <url> <token> <tool> <json-args>
 

@@ -1,7 +1,6 @@
-package main
+package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,115 +17,6 @@ import (
 
 	"github.com/clawboo/desktop/backend/store"
 )
-
-// bin is the headless clawboo built once for these tests: the real binary,
-// driven as a user would.
-var bin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "clawboo-main-test")
-	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "clawboo")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-type server struct {
-	cmd  *exec.Cmd
-	url  string
-	home string
-	errs *strings.Builder
-	done chan error
-}
-
-var servingLine = regexp.MustCompile(`^Clawboo is serving (http://\S+)/ \(home (.+)\)$`)
-
-func startServe(t *testing.T, env []string, args ...string) *server {
-	t.Helper()
-	home := t.TempDir()
-	cmd := exec.Command(bin, append([]string{"serve", "--home", home}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, _ := cmd.StdoutPipe()
-	errs := &strings.Builder{}
-	cmd.Stderr = errs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{cmd: cmd, home: home, errs: errs, done: make(chan error, 1)}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-s.done
-	})
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		s.done <- cmd.Wait()
-	}()
-	select {
-	case l, ok := <-lines:
-		m := servingLine.FindStringSubmatch(l)
-		if !ok || m == nil {
-			t.Fatalf("unexpected first line %q; stderr: %s", l, errs.String())
-		}
-		if m[2] != home {
-			t.Fatalf("home %q, want %q", m[2], home)
-		}
-		s.url = m[1]
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not start")
-	}
-	return s
-}
-
-// testClient bounds every request, so a server that hangs fails the test
-// instead of stalling the whole suite.
-var testClient = &http.Client{Timeout: 30 * time.Second}
-
-func (s *server) get(t *testing.T, path string) (int, []byte) {
-	t.Helper()
-	resp, err := testClient.Get(s.url + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-func (s *server) post(t *testing.T, path, body string) (int, []byte) {
-	t.Helper()
-	resp, err := testClient.Post(s.url+path, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-func (s *server) wait(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-s.done:
-		s.done <- nil // let Cleanup's receive return
-		return s.cmd.ProcessState.ExitCode()
-	case <-time.After(20 * time.Second):
-		t.Fatal("process did not exit")
-		return -1
-	}
-}
 
 func TestServeWritesPortFileAndAnswers(t *testing.T) {
 	s := startServe(t, nil, "--addr", "127.0.0.1:0")
