@@ -59,8 +59,10 @@ func (b *Backend) askCommand(ctx context.Context, r native.AskRequest) (native.A
 	}
 }
 
-// nativeConfig is an agent's config as the adapter reads it; an unknown
-// agent (an ad-hoc run) gets the default.
+// nativeConfig is an agent's config as the adapter reads it: the agents
+// service stores and validates native.AgentConfig itself, so nothing is
+// copied here, and an ad-hoc run (no agent) or an unknown agent gets the
+// same native.DefaultConfig a stored agent without overrides has.
 func (b *Backend) nativeConfig(ctx context.Context, agentID string) native.AgentConfig {
 	if b.Agents == nil || agentID == "" {
 		return native.DefaultConfig()
@@ -72,16 +74,7 @@ func (b *Backend) nativeConfig(ctx context.Context, agentID string) native.Agent
 		}
 		return native.DefaultConfig()
 	}
-	out := native.AgentConfig{
-		SystemPrompt: c.SystemPrompt, PrimaryProvider: c.PrimaryProvider, PrimaryModel: c.PrimaryModel,
-		EnvVar: c.EnvVar, MaxTurns: c.MaxTurns, BudgetUSD: c.BudgetUSD,
-		Tools: native.ToolSwitches{Memory: c.Tools.Memory, Tools: c.Tools.Tools, TeamChat: c.Tools.Teamchat, Shell: c.Tools.Shell,
-			Tasks: native.TasksAccess(c.Tools.Tasks)},
-	}
-	for _, f := range c.Fallbacks {
-		out.Fallbacks = append(out.Fallbacks, native.Fallback{Provider: f.Provider, Model: f.Model})
-	}
-	return out
+	return c
 }
 
 // nativeRouter resolves the primary's and the fallbacks' keys and routes

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
@@ -114,7 +115,7 @@ func TestNativeE2EBoardTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if agent.Config == nil || !agent.Config.Tools.Memory || agent.Config.Tools.Tasks != agents.TasksOn {
+	if agent.Config == nil || !agent.Config.Tools.Memory || agent.Config.Tools.Tasks != native.TasksOn {
 		t.Fatalf("agent config %+v", agent.Config)
 	}
 

@@ -1,13 +1,16 @@
 // Package agents owns the agents a person creates: their identity and
-// runtime, the native runtime's per-agent config (seed 004's AgentConfig),
-// the agent-scope cap budget a config asks for, and whether each agent's
+// runtime, the storage and validation of the native runtime's per-agent
+// config (seed 004's AgentConfig, the one type native.AgentConfig: the
+// adapter that runs it defines it, this package stores it, so a stored
+// agent and an ad-hoc run share one shape and one default), the
+// agent-scope cap budget a config asks for, and whether each agent's
 // provider is ready to route.
 //
 // Invariants:
 //   - An agent's native config is validated on every write and on every
 //     load; a stored value that fails (bad JSON, out of range, a newer
 //     schema's wrong type) never fails a run: Load logs a warning and
-//     returns DefaultConfig.
+//     returns native.DefaultConfig.
 //   - A config holds the env var NAME of a key, never a key; nothing here
 //     reads a secret. Provider readiness uses the vault's presence index
 //     (no decrypt, no keychain call, no network).
@@ -31,6 +34,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
@@ -110,8 +114,8 @@ type Agent struct {
 	Model    string `json:"model"`
 	// Config is the native AgentConfig (null for other runtimes): the
 	// stored one, or the default when none is stored or it is corrupt.
-	Config    *Config  `json:"config"`
-	BudgetUSD *float64 `json:"budgetUsd"`
+	Config    *native.AgentConfig `json:"config"`
+	BudgetUSD *float64            `json:"budgetUsd"`
 	// ProviderReady says a run of this agent can route now (seed 004).
 	ProviderReady bool `json:"providerReady"`
 	// Warnings flag a config that loads but will not route as written,
@@ -150,24 +154,24 @@ func (s *Service) get(ctx context.Context, id string) (row, error) {
 
 // configOf is a native row's config and whether the stored value was
 // corrupt (the default is returned then).
-func configOf(r row) (Config, error) {
+func configOf(r row) (native.AgentConfig, error) {
 	if !r.config.Valid || r.config.String == "" {
-		return DefaultConfig(), nil
+		return native.DefaultConfig(), nil
 	}
 	c, err := ParseStored([]byte(r.config.String))
 	if err != nil {
-		return DefaultConfig(), err
+		return native.DefaultConfig(), err
 	}
 	return c, nil
 }
 
 // Load is the native adapter's view of an agent's config: validated, with
-// a corrupt value replaced by DefaultConfig (and a warning logged) rather
+// a corrupt value replaced by native.DefaultConfig (and a warning logged) rather
 // than failing the run. ErrNotFound for an unknown agent.
-func (s *Service) Load(ctx context.Context, agentID string) (Config, error) {
+func (s *Service) Load(ctx context.Context, agentID string) (native.AgentConfig, error) {
 	r, err := s.get(ctx, agentID)
 	if err != nil {
-		return Config{}, err
+		return native.AgentConfig{}, err
 	}
 	c, err := configOf(r)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/vault"
@@ -89,27 +90,27 @@ func TestValidate(t *testing.T) {
 	neg, nan := -1.0, 0.0
 	nan /= nan
 	cases := map[string]struct {
-		mut  func(c *Config)
+		mut  func(c *native.AgentConfig)
 		want string
 	}{
-		"default":         {func(c *Config) {}, ""},
-		"prompt too long": {func(c *Config) { c.SystemPrompt = strings.Repeat("x", MaxSystemPrompt+1) }, "systemPrompt"},
-		"prompt at limit": {func(c *Config) { c.SystemPrompt = strings.Repeat("x", MaxSystemPrompt) }, ""},
-		"no provider":     {func(c *Config) { c.PrimaryProvider = "" }, "primaryProvider"},
-		"unknown ok":      {func(c *Config) { c.PrimaryProvider = "acme" }, ""},
-		"no model":        {func(c *Config) { c.PrimaryModel = "" }, "primaryModel"},
-		"five fallbacks":  {func(c *Config) { c.Fallbacks = make([]Fallback, 5) }, "at most 4 fallbacks"},
-		"bad fallback":    {func(c *Config) { c.Fallbacks = []Fallback{{Provider: "openai"}} }, "fallbacks[0].model"},
-		"key as envVar":   {func(c *Config) { c.EnvVar = "sk-ant-123" }, "envVar"},
-		"no tasks":        {func(c *Config) { c.Tools.Tasks = "" }, "tools.tasks"},
-		"turns zero":      {func(c *Config) { c.MaxTurns = 0 }, "maxTurns"},
-		"turns 101":       {func(c *Config) { c.MaxTurns = 101 }, "maxTurns"},
-		"turns 100":       {func(c *Config) { c.MaxTurns = 100 }, ""},
-		"negative budget": {func(c *Config) { c.BudgetUSD = &neg }, "budgetUsd"},
-		"NaN budget":      {func(c *Config) { c.BudgetUSD = &nan }, "budgetUsd"},
+		"default":         {func(c *native.AgentConfig) {}, ""},
+		"prompt too long": {func(c *native.AgentConfig) { c.SystemPrompt = strings.Repeat("x", native.MaxSystemPrompt+1) }, "systemPrompt"},
+		"prompt at limit": {func(c *native.AgentConfig) { c.SystemPrompt = strings.Repeat("x", native.MaxSystemPrompt) }, ""},
+		"no provider":     {func(c *native.AgentConfig) { c.PrimaryProvider = "" }, "primaryProvider"},
+		"unknown ok":      {func(c *native.AgentConfig) { c.PrimaryProvider = "acme" }, ""},
+		"no model":        {func(c *native.AgentConfig) { c.PrimaryModel = "" }, "primaryModel"},
+		"five fallbacks":  {func(c *native.AgentConfig) { c.Fallbacks = make([]native.Fallback, 5) }, "at most 4 fallbacks"},
+		"bad fallback":    {func(c *native.AgentConfig) { c.Fallbacks = []native.Fallback{{Provider: "openai"}} }, "fallbacks[0].model"},
+		"key as envVar":   {func(c *native.AgentConfig) { c.EnvVar = "sk-ant-123" }, "envVar"},
+		"no tasks":        {func(c *native.AgentConfig) { c.Tools.Tasks = "" }, "tools.tasks"},
+		"turns zero":      {func(c *native.AgentConfig) { c.MaxTurns = 0 }, "maxTurns"},
+		"turns 101":       {func(c *native.AgentConfig) { c.MaxTurns = 101 }, "maxTurns"},
+		"turns 100":       {func(c *native.AgentConfig) { c.MaxTurns = 100 }, ""},
+		"negative budget": {func(c *native.AgentConfig) { c.BudgetUSD = &neg }, "budgetUsd"},
+		"NaN budget":      {func(c *native.AgentConfig) { c.BudgetUSD = &nan }, "budgetUsd"},
 	}
 	for name, tc := range cases {
-		c := DefaultConfig()
+		c := native.DefaultConfig()
 		tc.mut(&c)
 		err := Validate(c)
 		switch {
@@ -119,16 +120,16 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", name, err, tc.want)
 		}
 	}
-	c := DefaultConfig()
-	c.PrimaryProvider, c.Fallbacks = "acme", []Fallback{{"openai", "gpt-4o"}, {"nope", "m"}}
+	c := native.DefaultConfig()
+	c.PrimaryProvider, c.Fallbacks = "acme", []native.Fallback{{Provider: "openai", Model: "gpt-4o"}, {Provider: "nope", Model: "m"}}
 	if w := Warnings(c); len(w) != 2 || !strings.Contains(w[0], "acme") || !strings.Contains(w[1], "fallbacks[1]") {
 		t.Fatalf("%q", w)
 	}
 }
 
 func TestTaskAccessJSON(t *testing.T) {
-	for in, want := range map[string]TaskAccess{`true`: TasksOn, `false`: TasksOff, `"read"`: TasksRead} {
-		var got TaskAccess
+	for in, want := range map[string]native.TasksAccess{`true`: native.TasksOn, `false`: native.TasksOff, `"read"`: native.TasksRead} {
+		var got native.TasksAccess
 		if err := json.Unmarshal([]byte(in), &got); err != nil || got != want {
 			t.Fatalf("%s: %v %v", in, got, err)
 		}
@@ -137,13 +138,33 @@ func TestTaskAccessJSON(t *testing.T) {
 			t.Fatalf("%s round-trips as %s", in, b)
 		}
 	}
-	var got TaskAccess
+	var got native.TasksAccess
 	if err := json.Unmarshal([]byte(`"write"`), &got); err == nil {
 		t.Fatal("accepted \"write\"")
 	}
-	b, _ := json.Marshal(DefaultConfig())
+	b, _ := json.Marshal(native.DefaultConfig())
 	if !strings.Contains(string(b), `"tasks":"read"`) || strings.Contains(string(b), "shell") {
 		t.Fatalf("default config JSON %s", b)
+	}
+}
+
+// ParseStored is the one reading of a stored config (the native adapter's
+// own parser went with the second config type): a value that does not
+// decode or validate is an error, which Load turns into the default;
+// absent fields keep the default's values.
+func TestParseStored(t *testing.T) {
+	for _, raw := range []string{`{`, `{"primaryProvider":""}`, `{"primaryProvider":"openai","primaryModel":"gpt-4o","tools":{"tasks":"write"}}`, `{"primaryProvider":"openai","primaryModel":"gpt-4o","maxTurns":-1}`} {
+		if _, err := ParseStored([]byte(raw)); err == nil || !errors.Is(err, ErrInvalid) {
+			t.Fatalf("%s: %v", raw, err)
+		}
+	}
+	c, err := ParseStored([]byte(`{"systemPrompt":"s","primaryProvider":"openai","primaryModel":"gpt-4o","envVar":"OPENAI_API_KEY","tools":{"tasks":true,"memory":false}}`))
+	if err != nil || c.PrimaryProvider != "openai" || c.Tools.Tasks != native.TasksOn || c.Tools.Memory || !c.Tools.TeamChat || c.MaxTurns != native.DefaultMaxTurns {
+		t.Fatalf("valid config %+v %v", c, err)
+	}
+	b, _ := json.Marshal(native.DefaultConfig())
+	if c, err := ParseStored(b); err != nil || c.Tools.Tasks != native.TasksRead || c.SystemPrompt != native.DefaultSystemPrompt {
+		t.Fatalf("round trip %s: %+v %v", b, c, err)
 	}
 }
 
@@ -163,8 +184,8 @@ func TestCorruptStoredConfigFallsBackToDefault(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", bad, err)
 		}
-		def := DefaultConfig()
-		if c.PrimaryModel != def.PrimaryModel || c.MaxTurns != def.MaxTurns || c.Tools.Tasks != TasksRead {
+		def := native.DefaultConfig()
+		if c.PrimaryModel != def.PrimaryModel || c.MaxTurns != def.MaxTurns || c.Tools.Tasks != native.TasksRead {
 			t.Fatalf("%s: %+v", bad, c)
 		}
 		got, err := f.svc.Get(ctx, a.ID)
@@ -197,28 +218,28 @@ func TestCorruptStoredConfigFallsBackToDefault(t *testing.T) {
 func TestDefaultProviderSelection(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
-	native := `{"name":"N","runtime":"clawboo-native"}`
-	if a := mustCreate(t, f, native); a.Provider != "anthropic" || a.Model != "claude-haiku-4-5" || a.Config.EnvVar != "ANTHROPIC_API_KEY" {
+	plain := `{"name":"N","runtime":"clawboo-native"}`
+	if a := mustCreate(t, f, plain); a.Provider != "anthropic" || a.Model != "claude-haiku-4-5" || a.Config.EnvVar != "ANTHROPIC_API_KEY" {
 		t.Fatalf("nothing connected: %+v", a)
 	}
 	// Groq and OpenRouter connected: OpenRouter comes first in KNOWN_PROVIDERS.
 	if err := f.vault.Set(ctx, "GROQ_API_KEY", "gsk-test-1"); err != nil {
 		t.Fatal(err)
 	}
-	if a := mustCreate(t, f, native); a.Provider != "groq" || a.Config.EnvVar != "GROQ_API_KEY" || a.Model != DefaultModel("groq") {
+	if a := mustCreate(t, f, plain); a.Provider != "groq" || a.Config.EnvVar != "GROQ_API_KEY" || a.Model != DefaultModel("groq") {
 		t.Fatalf("groq: %+v", a)
 	}
 	if err := f.vault.Set(ctx, "OPENROUTER_API_KEY", "sk-or-test-1"); err != nil {
 		t.Fatal(err)
 	}
-	if a := mustCreate(t, f, native); a.Provider != "openrouter" {
+	if a := mustCreate(t, f, plain); a.Provider != "openrouter" {
 		t.Fatalf("openrouter: %+v", a)
 	}
 	// The user's default wins over connection order.
 	if err := f.svc.SetDefaultProvider(ctx, "mistral"); err != nil {
 		t.Fatal(err)
 	}
-	if a := mustCreate(t, f, native); a.Provider != "mistral" || a.Config.EnvVar != "MISTRAL_API_KEY" {
+	if a := mustCreate(t, f, plain); a.Provider != "mistral" || a.Config.EnvVar != "MISTRAL_API_KEY" {
 		t.Fatalf("user default: %+v", a)
 	}
 	if err := f.svc.SetDefaultProvider(ctx, "acme"); !errors.Is(err, ErrInvalid) {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/clawboo/desktop/backend/adapters/native"
 )
 
 // MaxName bounds an agent's display name.
@@ -69,7 +71,7 @@ func cleanName(n string) (string, error) {
 }
 
 func validBudget(v *float64) error {
-	if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 || *v > MaxBudgetUSD) {
+	if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 || *v > native.MaxBudgetUSD) {
 		return invalid("budgetUsd must be a non-negative amount or null")
 	}
 	return nil
@@ -101,7 +103,7 @@ func (s *Service) Create(ctx context.Context, in Input) (Agent, error) {
 	r := row{id: newID(name), name: name, runtime: rt}
 	var budgetUSD *float64
 	if rt == Native {
-		base := DefaultConfig()
+		base := native.DefaultConfig()
 		base.PrimaryProvider, base.PrimaryModel, base.EnvVar = "", "", ""
 		c, err := s.nativeConfig(ctx, base, in, true)
 		if err != nil {
@@ -222,15 +224,15 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Agent, error
 func (s *Service) plainFields(r *row, in Input) error {
 	if in.Provider != nil {
 		p := strings.TrimSpace(*in.Provider)
-		if p != "" && !providerPattern.MatchString(p) {
+		if p != "" && !native.ValidProviderID(p) {
 			return invalid("provider must be a provider id (lowercase letters, digits, '.', '_' or '-')")
 		}
 		r.provider = p
 	}
 	if in.Model != nil {
 		m := strings.TrimSpace(*in.Model)
-		if m != "" && !validModel(m) {
-			return invalid("model must be a model name of 1 to %d printable characters", maxIdentifierLen)
+		if m != "" && !native.ValidModel(m) {
+			return invalid("model must be a model name of 1 to %d printable characters", native.MaxIdentifierLen)
 		}
 		r.model = m
 	}
@@ -240,12 +242,12 @@ func (s *Service) plainFields(r *row, in Input) error {
 // nativeConfig builds the config a create or patch asks for over base:
 // the body's config, then provider, model and budgetUsd on top, then the
 // defaults for what is still empty; and validates it.
-func (s *Service) nativeConfig(ctx context.Context, base Config, in Input, creating bool) (Config, error) {
+func (s *Service) nativeConfig(ctx context.Context, base native.AgentConfig, in Input, creating bool) (native.AgentConfig, error) {
 	c := base
 	if hasConfig(in.Config) {
 		var err error
 		if c, err = decodeOnto(base, in.Config, true); err != nil {
-			return Config{}, err
+			return native.AgentConfig{}, err
 		}
 	}
 	if in.Provider != nil {
@@ -260,7 +262,7 @@ func (s *Service) nativeConfig(ctx context.Context, base Config, in Input, creat
 	if c.PrimaryProvider == "" && creating {
 		p, err := s.PickProvider(ctx)
 		if err != nil {
-			return Config{}, err
+			return native.AgentConfig{}, err
 		}
 		c.PrimaryProvider = p
 	}
@@ -272,12 +274,12 @@ func (s *Service) nativeConfig(ctx context.Context, base Config, in Input, creat
 		c.EnvVar = envVarFor(c.PrimaryProvider)
 	}
 	if err := Validate(c); err != nil {
-		return Config{}, err
+		return native.AgentConfig{}, err
 	}
 	return c, nil
 }
 
-func (s *Service) storeConfig(r *row, c Config) error {
+func (s *Service) storeConfig(r *row, c native.AgentConfig) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return fmt.Errorf("encode config: %w", err)

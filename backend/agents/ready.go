@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/store"
 )
@@ -74,7 +75,7 @@ func (s *Service) PickProvider(ctx context.Context) (string, error) {
 			return p.ID, nil
 		}
 	}
-	return DefaultConfig().PrimaryProvider, nil
+	return native.DefaultConfig().PrimaryProvider, nil
 }
 
 // ready is providerReady (seed 004). A native agent is ready when its
@@ -93,7 +94,7 @@ func (s *Service) ready(ctx context.Context, a Agent, states map[string]bool) bo
 	}
 	c := a.Config
 	if c == nil {
-		d := DefaultConfig()
+		d := native.DefaultConfig()
 		c = &d
 	}
 	if p, ok := config.ProviderByID(c.PrimaryProvider); ok && p.Keyless() {

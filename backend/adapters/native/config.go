@@ -1,27 +1,55 @@
 package native
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"strings"
 )
 
-// DefaultMaxTurns bounds a run whose config does not say.
-const DefaultMaxTurns = 16
+// AgentConfig is the one native agent config: what the agents service
+// stores (its JSON is the stored column and the API's "config" object, seed
+// 004's AgentConfig without the identity fields the agent row owns) and
+// what a run reads. It holds the env var NAME of the primary key, never a
+// key. An ad-hoc run (no agent) and a stored agent without overrides both
+// get DefaultConfig, so they cannot drift apart.
+type AgentConfig struct {
+	SystemPrompt    string       `json:"systemPrompt"`
+	PrimaryProvider string       `json:"primaryProvider"`
+	PrimaryModel    string       `json:"primaryModel"`
+	Fallbacks       []Fallback   `json:"fallbacks,omitempty"`
+	EnvVar          string       `json:"envVar"`
+	Tools           ToolSwitches `json:"tools"`
+	ParticipantKind string       `json:"participantKind"`
+	MaxTurns        int          `json:"maxTurns"`
+	// BudgetUSD set mints an agent-scope hard-cap budget (the agents
+	// service keeps it); nil keeps the system's track-and-warn default.
+	BudgetUSD *float64 `json:"budgetUsd"`
+}
 
-// maxMaxTurns keeps a hand-edited config from making a run unbounded.
-const maxMaxTurns = 500
+// Limits of the schema (seed 004).
+const (
+	MaxSystemPrompt  = 32 << 10 // bytes
+	MaxFallbacks     = 4
+	DefaultMaxTurns  = 16
+	MaxMaxTurns      = 100
+	MaxBudgetUSD     = 1e9
+	MaxIdentifierLen = 256 // a provider id's or model name's bytes
+)
 
-// TasksAccess is how much of the board an agent sees over clawboo-tasks.
-// In JSON it is true, false or "read", as the seed's config stores it.
+// TasksAccess is tools.tasks: the board attached read-write, not at all,
+// or read-only (list_tasks and get_task only). In JSON it is true, false or
+// "read", as the seed spells it.
 type TasksAccess string
 
-// Tasks access levels.
+// Task access levels. The zero value is not one of them, so a stored
+// config without tools.tasks fails validation instead of guessing.
 const (
-	TasksOff  TasksAccess = "off"
 	TasksOn   TasksAccess = "on"
-	TasksRead TasksAccess = "read" // list_tasks and get_task only
+	TasksOff  TasksAccess = "off"
+	TasksRead TasksAccess = "read"
 )
 
 // MarshalJSON writes true, false or "read".
@@ -29,24 +57,25 @@ func (t TasksAccess) MarshalJSON() ([]byte, error) {
 	switch t {
 	case TasksOn:
 		return []byte("true"), nil
+	case TasksOff:
+		return []byte("false"), nil
 	case TasksRead:
 		return []byte(`"read"`), nil
-	default:
-		return []byte("false"), nil
 	}
+	return nil, fmt.Errorf("tools.tasks: unknown value %q", string(t))
 }
 
-// UnmarshalJSON accepts true, false or "read" and nothing else.
+// UnmarshalJSON reads true, false or "read"; anything else is an error.
 func (t *TasksAccess) UnmarshalJSON(b []byte) error {
-	switch strings.TrimSpace(string(b)) {
+	switch string(bytes.TrimSpace(b)) {
 	case "true":
 		*t = TasksOn
-	case "false", "null":
+	case "false":
 		*t = TasksOff
 	case `"read"`:
 		*t = TasksRead
 	default:
-		return fmt.Errorf("tasks must be true, false or \"read\", not %s", b)
+		return errors.New(`tools.tasks must be true, false or "read"`)
 	}
 	return nil
 }
@@ -57,37 +86,28 @@ type ToolSwitches struct {
 	Tools    bool        `json:"tools"`
 	Tasks    TasksAccess `json:"tasks"`
 	TeamChat bool        `json:"teamchat"`
-	// Shell is the run_command switch; absent means off (see shell.go for
-	// the tool's other preconditions).
-	Shell *bool `json:"shell,omitempty"`
+	// Shell is the run_command switch, absent from the default, so absent
+	// means off: a shell never arrives switched on (see shell.go for the
+	// tool's other preconditions).
+	Shell  *bool    `json:"shell,omitempty"`
+	Custom []string `json:"custom,omitempty"` // reserved
 }
 
-// Fallback is one more provider and model to try when the primary is
-// down (auth, rate limit, overload or network before any output).
+// Fallback is one more provider and model to try, in order, when the
+// primary fails before yielding anything (auth, rate limit, overload or
+// network).
 type Fallback struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
 }
 
-// AgentConfig is one native agent's settings; the host loads it per agent
-// and hands it over validated. SystemPrompt is the stable prompt tier.
-type AgentConfig struct {
-	SystemPrompt    string       `json:"systemPrompt"`
-	PrimaryProvider string       `json:"primaryProvider"`
-	PrimaryModel    string       `json:"primaryModel"`
-	Fallbacks       []Fallback   `json:"fallbacks,omitempty"`
-	EnvVar          string       `json:"envVar"`
-	Tools           ToolSwitches `json:"tools"`
-	MaxTurns        int          `json:"maxTurns,omitempty"`
-	BudgetUSD       *float64     `json:"budgetUsd,omitempty"`
-}
+// DefaultSystemPrompt is the stable prompt tier of the default config (the
+// UI's agent form shows the same words).
+const DefaultSystemPrompt = "You are a helpful, careful teammate working inside Clawboo. Be concise and say what you did."
 
-// DefaultSystemPrompt is the stable tier of an agent nobody configured.
-const DefaultSystemPrompt = "You are a Clawboo agent. Work the task you are given carefully and report what you did in a short final answer."
-
-// DefaultConfig is the config of an agent without one (or with a corrupt
-// one): Anthropic's claude-haiku-4-5, the board read-only, the other MCP
-// tools on, no shell.
+// DefaultConfig is what an agent without a stored config runs with, what a
+// corrupt one falls back to, and what an ad-hoc run gets: Anthropic's
+// claude-haiku-4-5, read-only Tasks, the other tools on, no shell.
 func DefaultConfig() AgentConfig {
 	return AgentConfig{
 		SystemPrompt:    DefaultSystemPrompt,
@@ -95,65 +115,98 @@ func DefaultConfig() AgentConfig {
 		PrimaryModel:    "claude-haiku-4-5",
 		EnvVar:          "ANTHROPIC_API_KEY",
 		Tools:           ToolSwitches{Memory: true, Tools: true, Tasks: TasksRead, TeamChat: true},
+		ParticipantKind: "agent",
 		MaxTurns:        DefaultMaxTurns,
 	}
 }
 
-// Validate says what is wrong with a config, if anything.
-func (c AgentConfig) Validate() error {
-	var errs []error
-	if strings.TrimSpace(c.PrimaryProvider) == "" {
-		errs = append(errs, errors.New("primaryProvider is required"))
+var (
+	envVarPattern   = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+	providerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+)
+
+// Problems lists, by field, what is wrong with c against the seed's
+// schema, without echoing values (a key pasted into the wrong field must
+// not come back). An unknown provider id is allowed here: the schema
+// accepts any id, and the agents service warns about it.
+func (c AgentConfig) Problems() []string {
+	var p []string
+	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+	if len(c.SystemPrompt) > MaxSystemPrompt {
+		add("systemPrompt is over %d bytes", MaxSystemPrompt)
 	}
-	if strings.TrimSpace(c.PrimaryModel) == "" {
-		errs = append(errs, errors.New("primaryModel is required"))
+	if !ValidProviderID(c.PrimaryProvider) {
+		add("primaryProvider must be a provider id (lowercase letters, digits, '.', '_' or '-')")
+	}
+	if !ValidModel(c.PrimaryModel) {
+		add("primaryModel must be a model name of 1 to %d printable characters", MaxIdentifierLen)
+	}
+	if len(c.Fallbacks) > MaxFallbacks {
+		add("at most %d fallbacks", MaxFallbacks)
 	}
 	for i, f := range c.Fallbacks {
-		if strings.TrimSpace(f.Provider) == "" || strings.TrimSpace(f.Model) == "" {
-			errs = append(errs, fmt.Errorf("fallback %d needs a provider and a model", i))
+		if !ValidProviderID(f.Provider) {
+			add("fallbacks[%d].provider must be a provider id", i)
+		}
+		if !ValidModel(f.Model) {
+			add("fallbacks[%d].model must be a model name", i)
 		}
 	}
+	if c.EnvVar != "" && !envVarPattern.MatchString(c.EnvVar) {
+		add("envVar must be an environment variable name (A-Z, 0-9, '_'), never a key")
+	}
 	switch c.Tools.Tasks {
-	case "", TasksOff, TasksOn, TasksRead:
+	case TasksOn, TasksOff, TasksRead:
 	default:
-		errs = append(errs, fmt.Errorf("tools.tasks %q is not true, false or \"read\"", string(c.Tools.Tasks)))
+		add(`tools.tasks must be true, false or "read"`)
 	}
-	if c.MaxTurns < 0 || c.MaxTurns > maxMaxTurns {
-		errs = append(errs, fmt.Errorf("maxTurns %d is outside 0..%d", c.MaxTurns, maxMaxTurns))
+	if len(c.Tools.Custom) > 64 {
+		add("tools.custom holds at most 64 names")
 	}
-	if c.BudgetUSD != nil && *c.BudgetUSD < 0 {
-		errs = append(errs, errors.New("budgetUsd must not be negative"))
+	if c.ParticipantKind == "" || len(c.ParticipantKind) > 32 {
+		add("participantKind must be a short name ('agent')")
 	}
-	return errors.Join(errs...)
+	if c.MaxTurns < 1 || c.MaxTurns > MaxMaxTurns {
+		add("maxTurns must be from 1 to %d", MaxMaxTurns)
+	}
+	if b := c.BudgetUSD; b != nil && (math.IsNaN(*b) || math.IsInf(*b, 0) || *b < 0 || *b > MaxBudgetUSD) {
+		add("budgetUsd must be a non-negative amount or null")
+	}
+	return p
 }
 
-// withDefaults fills the optional fields.
-func (c AgentConfig) withDefaults() AgentConfig {
-	if c.MaxTurns == 0 {
-		c.MaxTurns = DefaultMaxTurns
+// Validate is Problems as an error (nil when there are none).
+func (c AgentConfig) Validate() error {
+	if p := c.Problems(); p != nil {
+		return errors.New("invalid config: " + strings.Join(p, "; "))
 	}
-	if c.Tools.Tasks == "" {
-		c.Tools.Tasks = TasksOff
-	}
-	return c
+	return nil
 }
 
-// ParseConfig reads a stored config. A value that does not decode or does
-// not validate gives DefaultConfig, so a corrupt setting can never stop an
-// agent from running.
-func ParseConfig(raw []byte) AgentConfig {
-	var c AgentConfig
-	if err := json.Unmarshal(raw, &c); err != nil || c.Validate() != nil {
-		return DefaultConfig()
+// ValidProviderID reports a well-formed provider id (known or not); the
+// agents service holds other runtimes' provider names to it too.
+func ValidProviderID(id string) bool { return providerPattern.MatchString(id) }
+
+// ValidModel reports a model name of 1 to MaxIdentifierLen printable
+// characters.
+func ValidModel(m string) bool {
+	if m == "" || len(m) > MaxIdentifierLen {
+		return false
 	}
-	return c.withDefaults()
+	for _, r := range m {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
-// effective is the config a run uses: the host's if it validates, the
-// default otherwise.
+// effective is the config a run uses: the host's if it validates (the
+// agents service has already validated a stored one), the default
+// otherwise, so a broken config can never stop an agent from running.
 func effective(c AgentConfig) AgentConfig {
 	if c.Validate() != nil {
 		return DefaultConfig()
 	}
-	return c.withDefaults()
+	return c
 }

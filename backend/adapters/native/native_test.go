@@ -326,21 +326,10 @@ func TestTrimHistoryKeepsToolPairs(t *testing.T) {
 	}
 }
 
+// How a stored config is read (and a corrupt one replaced) is the agents
+// service's: agents.TestParseStored. Here: the host hands over an invalid
+// config, and the run uses the default.
 func TestCorruptConfigFallsBackToDefault(t *testing.T) {
-	for _, raw := range []string{`{`, `{"primaryProvider":""}`, `{"primaryProvider":"openai","primaryModel":"gpt-4o","tools":{"tasks":"write"}}`, `{"primaryProvider":"openai","primaryModel":"gpt-4o","maxTurns":-1}`} {
-		if c := ParseConfig([]byte(raw)); c.PrimaryModel != "claude-haiku-4-5" || c.Tools.Tasks != TasksRead {
-			t.Fatalf("%s gave %+v", raw, c)
-		}
-	}
-	c := ParseConfig([]byte(`{"systemPrompt":"s","primaryProvider":"openai","primaryModel":"gpt-4o","envVar":"OPENAI_API_KEY","tools":{"tasks":true,"memory":false}}`))
-	if c.PrimaryProvider != "openai" || c.Tools.Tasks != TasksOn || c.MaxTurns != DefaultMaxTurns {
-		t.Fatalf("valid config %+v", c)
-	}
-	b, _ := json.Marshal(DefaultConfig())
-	if !strings.Contains(string(b), `"tasks":"read"`) || ParseConfig(b).Tools.Tasks != TasksRead {
-		t.Fatalf("round trip %s", b)
-	}
-	// The host hands over an invalid config: the run uses the default.
 	e := newEnv(t, func(int, llm.Request) reply { return say("ok", 1, 1) })
 	e.cfg = AgentConfig{SystemPrompt: "broken"}
 	collect(t, e.start(executor.StartRequest{Message: "hi"}))
