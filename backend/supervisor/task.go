@@ -126,7 +126,7 @@ func (s *Supervisor) preflight(ctx context.Context, sc budget.Scopes) error {
 
 // provision gives a code task its worktree, reusing the one it had.
 func (s *Supervisor) provision(ctx context.Context, t board.Task, repoOverride string) (*worktree.Worktree, error) {
-	if s.opts.Worktrees == nil {
+	if s.opts.Worktrees == nil || s.opts.Worktrees.Usable(ctx) != nil {
 		return nil, errors.New("worktrees are not available on this server (is git installed?)")
 	}
 	repo := repoOverride

@@ -112,6 +112,9 @@ func (m *Manager) worktreeCmd(ctx context.Context, repo string, args ...string) 
 // lock we need (parallel tasks in one repository share its ref store and
 // worktree registry).
 func (m *Manager) gitCall(ctx context.Context, c call) (result, error) {
+	if err := m.Usable(ctx); err != nil {
+		return result{}, err
+	}
 	delay := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		r, err := m.gitOnce(ctx, c)

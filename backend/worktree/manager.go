@@ -49,6 +49,12 @@ type Manager struct {
 	log     *slog.Logger
 	locks   keyedMutex
 	commons commonDirs
+
+	// checked is closed when `git --version` has answered (gitErr says
+	// how). The check runs in the background so the spawn is off the start
+	// path; every git call waits for it, and Usable reports it.
+	checked chan struct{}
+	gitErr  error
 }
 
 // gitTimeout bounds every git command: git may hang on a network file
@@ -101,13 +107,33 @@ func New(opts Options) (*Manager, error) {
 	if !ok {
 		sh = "/bin/sh"
 	}
-	m := &Manager{root: root, git: git, sh: sh, environ: opts.Environ, log: opts.Log}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := m.run(ctx, "", "--version"); err != nil {
-		return nil, fmt.Errorf("%w (%s does not run): %v", ErrGitMissing, git, err)
+	// A binary that is not there fails now; one that is there but does not
+	// run is found by the background check.
+	if fi, err := os.Stat(git); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("%w (%s is not an executable file)", ErrGitMissing, git)
 	}
+	m := &Manager{root: root, git: git, sh: sh, environ: opts.Environ, log: opts.Log, checked: make(chan struct{})}
+	go func() {
+		defer close(m.checked)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := m.gitOnce(ctx, call{args: []string{"--version"}}); err != nil {
+			m.gitErr = fmt.Errorf("%w (%s does not run): %v", ErrGitMissing, git, err)
+			m.log.Warn("code tasks cannot run: no worktrees", "err", m.gitErr)
+		}
+	}()
 	return m, nil
+}
+
+// Usable waits for the start-up check of git and reports whether it runs
+// (an error wrapping ErrGitMissing when it does not).
+func (m *Manager) Usable(ctx context.Context) error {
+	select {
+	case <-m.checked:
+		return m.gitErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // NeedsWorktree says whether a task of this kind edits files: research and

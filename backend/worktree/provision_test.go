@@ -303,3 +303,24 @@ func TestProvisionReplacesAHalfAddedWorktree(t *testing.T) {
 		t.Fatal("the half-added worktree was reused")
 	}
 }
+
+// A git that is there but does not run is found by the check New starts in
+// the background (off the start path): Usable and every git call report it.
+func TestGitThatDoesNotRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	broken := filepath.Join(t.TempDir(), "git")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Home: e.home, Git: broken, Environ: func() []string { return e.vars }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Usable(context.Background()); !errors.Is(err, ErrGitMissing) || !strings.Contains(err.Error(), "does not run") {
+		t.Fatalf("Usable: %v", err)
+	}
+	if _, err := m.Provision(context.Background(), ProvisionSpec{TaskID: "t1", RepoPath: newRepo(t, nil)}); !errors.Is(err, ErrGitMissing) {
+		t.Fatalf("Provision: %v", err)
+	}
+}
