@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/executor"
 )
 
 // OpenClaw: the Gateway connection's settings (URL and token, the token
@@ -39,6 +42,66 @@ type OpenClawSettingsUpdate struct {
 // URL); the API answers 400 with its message.
 var ErrOpenClawSettings = errors.New("invalid OpenClaw settings")
 
+// The card's shapes are the UI's contract (frontend/src/features/openclaw);
+// the composition root fills them from the openclaw adapter's Service,
+// which the API may not import, and a root test keeps the JSON of both
+// the same.
+
+// OpenClawStatus is the OpenClaw card.
+type OpenClawStatus struct {
+	Connection OpenClawConnection `json:"connection"`
+	Settings   OpenClawSettings   `json:"settings"`
+	// Health is the runtime's health probe (agents.list within 2 s).
+	Health       executor.Health   `json:"health"`
+	DefaultAgent string            `json:"defaultAgent,omitempty"`
+	Agents       []OpenClawAgent   `json:"agents"`
+	LiveRuns     int               `json:"liveRuns"`
+	Approvals    int               `json:"pendingApprovals"`
+	MCPServers   map[string]string `json:"mcpServers"`
+	// MCPRegistered: all of Clawboo's servers are in mcp.servers.
+	MCPRegistered bool `json:"mcpRegistered"`
+}
+
+// OpenClawConnection is the Gateway connection's state.
+type OpenClawConnection struct {
+	Status        string `json:"status"` // "disconnected", "connecting", "connected", ...
+	URL           string `json:"url,omitempty"`
+	Error         string `json:"error,omitempty"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	Protocol      int    `json:"protocol,omitempty"`
+	DeviceID      string `json:"deviceId,omitempty"`
+	ConnectedAt   int64  `json:"connectedAt,omitempty"`
+	// Attempts counts failed attempts since the last good connection.
+	Attempts int `json:"attempts"`
+	// NextRetryAt is when the next attempt starts (Unix ms; 0 = none).
+	NextRetryAt int64 `json:"nextRetryAt,omitempty"`
+}
+
+// OpenClawAgent is one Gateway agent on the card.
+type OpenClawAgent struct {
+	ID        string `json:"id"`
+	Workspace string `json:"workspace,omitempty"`
+	Model     string `json:"model,omitempty"`
+}
+
+// OpenClawRegistered is what POST /api/openclaw/mcp wrote.
+type OpenClawRegistered struct {
+	Servers []string `json:"servers"`
+	// Hash is the Gateway config's hash after the patch, when it said.
+	Hash string `json:"hash,omitempty"`
+}
+
+// OpenClawActivity is one tool event from an OpenClaw run Clawboo did not
+// start (a cron job, a chat channel, the Gateway's own UI).
+type OpenClawActivity struct {
+	TS         int64  `json:"ts"`
+	SessionKey string `json:"sessionKey"`
+	Agent      string `json:"agent"`           // the Gateway agent ("main")
+	RunID      string `json:"runId,omitempty"` // the Gateway's run id
+	// Event is a tool-call or tool-result (RunID/Seq unset).
+	Event executor.Event `json:"event"`
+}
+
 // OpenClawService is what the OpenClaw routes need; the composition root
 // provides it (Options.OpenClaw; nil answers 503).
 type OpenClawService interface {
@@ -46,18 +109,19 @@ type OpenClawService interface {
 	SaveSettings(ctx context.Context, u OpenClawSettingsUpdate) (OpenClawSettings, error)
 	// Status is the OpenClaw card: connection, Gateway agents, live runs,
 	// pending approvals, registered MCP servers.
-	Status(ctx context.Context) any
+	Status(ctx context.Context) OpenClawStatus
 	// SubscribeStatus wakes when anything on the card may have changed:
 	// the connection, live runs, pending approvals, MCP registration
-	// (lossy: re-read Status).
-	SubscribeStatus() (wake <-chan struct{}, stop func())
+	// (lossy: re-read Status). The caller closes it.
+	SubscribeStatus() *bus.Subscription[struct{}]
 	// RegisterMCP writes Clawboo's Memory, Tasks and Tools servers (at
 	// baseURL, unbound) into the Gateway config's mcp.servers.
-	RegisterMCP(ctx context.Context, baseURL string) (any, error)
+	RegisterMCP(ctx context.Context, baseURL string) (OpenClawRegistered, error)
 	// Activity is the recent tool activity, oldest first;
-	// SubscribeActivity delivers new entries until stop is called.
-	Activity() any
-	SubscribeActivity() (entries <-chan any, stop func())
+	// SubscribeActivity delivers new entries until the caller closes it
+	// (lossy for a slow reader).
+	Activity() []OpenClawActivity
+	SubscribeActivity() *bus.Subscription[OpenClawActivity]
 }
 
 func (a *API) openClaw(w http.ResponseWriter) (OpenClawService, bool) {
@@ -116,8 +180,8 @@ func (a *API) openClawStatus(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status(r.Context()))
 		return
 	}
-	wake, stop := s.SubscribeStatus()
-	defer stop()
+	wake := s.SubscribeStatus()
+	defer wake.Close()
 	sse := newSSE(w)
 	keep := time.NewTicker(keepAlive)
 	defer keep.Stop()
@@ -134,7 +198,7 @@ func (a *API) openClawStatus(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case _, ok := <-wake:
+		case _, ok := <-wake.C():
 			if !ok {
 				return
 			}
@@ -172,8 +236,8 @@ func (a *API) openClawActivity(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"activity": s.Activity()})
 		return
 	}
-	entries, stop := s.SubscribeActivity()
-	defer stop()
+	entries := s.SubscribeActivity()
+	defer entries.Close()
 	sse := newSSE(w)
 	if b, err := json.Marshal(s.Activity()); err == nil {
 		sse.event(0, "recent", b)
@@ -187,7 +251,7 @@ func (a *API) openClawActivity(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case e, ok := <-entries:
+		case e, ok := <-entries.C():
 			if !ok {
 				return
 			}

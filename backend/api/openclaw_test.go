@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/executor"
 )
 
 // fakeOpenClaw is a scripted OpenClawService.
@@ -15,8 +18,8 @@ type fakeOpenClaw struct {
 	settings OpenClawSettings
 	updates  []OpenClawSettingsUpdate
 	baseURL  string
-	feed     chan any
-	wake     chan struct{}
+	feed     *bus.Broker[OpenClawActivity]
+	wake     *bus.Broker[struct{}]
 }
 
 func (f *fakeOpenClaw) Settings(context.Context) OpenClawSettings {
@@ -41,27 +44,25 @@ func (f *fakeOpenClaw) SaveSettings(_ context.Context, u OpenClawSettingsUpdate)
 	return f.settings, nil
 }
 
-func (f *fakeOpenClaw) Status(context.Context) any {
-	return map[string]any{"connection": map[string]any{"status": "connected"}}
+func (f *fakeOpenClaw) Status(context.Context) OpenClawStatus {
+	return OpenClawStatus{Connection: OpenClawConnection{Status: "connected"}}
 }
 
-func (f *fakeOpenClaw) SubscribeStatus() (<-chan struct{}, func()) {
-	return f.wake, func() {}
-}
+func (f *fakeOpenClaw) SubscribeStatus() *bus.Subscription[struct{}] { return f.wake.Subscribe(1) }
 
-func (f *fakeOpenClaw) RegisterMCP(_ context.Context, baseURL string) (any, error) {
+func (f *fakeOpenClaw) RegisterMCP(_ context.Context, baseURL string) (OpenClawRegistered, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.baseURL = baseURL
-	return map[string]any{"servers": []string{"clawboo-tasks", "clawboo-memory", "clawboo-tools"}}, nil
+	return OpenClawRegistered{Servers: []string{"clawboo-tasks", "clawboo-memory", "clawboo-tools"}}, nil
 }
 
-func (f *fakeOpenClaw) Activity() any {
-	return []map[string]any{{"sessionKey": "agent:main:cron", "event": map[string]any{"kind": "tool-call", "name": "exec"}}}
+func (f *fakeOpenClaw) Activity() []OpenClawActivity {
+	return []OpenClawActivity{{SessionKey: "agent:main:cron", Event: executor.Event{Kind: executor.KindToolCall, Name: "exec"}}}
 }
 
-func (f *fakeOpenClaw) SubscribeActivity() (<-chan any, func()) {
-	return f.feed, func() {}
+func (f *fakeOpenClaw) SubscribeActivity() *bus.Subscription[OpenClawActivity] {
+	return f.feed.Subscribe(4)
 }
 
 func TestOpenClawRoutesWithoutAServiceAre503(t *testing.T) {
@@ -75,7 +76,9 @@ func TestOpenClawRoutesWithoutAServiceAre503(t *testing.T) {
 
 func TestOpenClawRoutes(t *testing.T) {
 	f := newFixture(t, nil)
-	svc := &fakeOpenClaw{feed: make(chan any, 4), wake: make(chan struct{}, 1)}
+	svc := &fakeOpenClaw{feed: bus.New[OpenClawActivity](0), wake: bus.New[struct{}](0)}
+	defer svc.feed.Close()
+	defer svc.wake.Close()
 	f.api.opts.OpenClaw = svc
 
 	code, _, b := f.do(t, "PUT", "/api/openclaw/settings", `{"url":"  ws://127.0.0.1:18789 ","token":" secret-token-abcd\n"}`)
@@ -98,17 +101,18 @@ func TestOpenClawRoutes(t *testing.T) {
 		t.Fatalf("delete %d", code)
 	}
 	if code, _, b := f.do(t, "GET", "/api/openclaw/status", ""); code != http.StatusOK ||
-		decode[map[string]map[string]string](t, b)["connection"]["status"] != "connected" {
+		decode[OpenClawStatus](t, b).Connection.Status != "connected" {
 		t.Fatalf("status %d %s", code, b)
 	}
 	st := f.stream(t, "/api/openclaw/status", "Accept", "text/event-stream")
-	svc.wake <- struct{}{}
 	n := 0
 	readSSE(t, st.Body, func(e sseEvent) bool {
 		if e.name != "status" {
 			t.Fatalf("status stream event %q", e.name)
 		}
-		n++
+		if n++; n == 1 {
+			svc.wake.Publish(struct{}{}) // subscribed before the first event was written
+		}
 		return n < 2 // the first at once, the second on the wake
 	})
 	st.Body.Close()
@@ -123,10 +127,12 @@ func TestOpenClawRoutes(t *testing.T) {
 
 	// The stream: the recent entries, then each new one.
 	resp := f.stream(t, "/api/openclaw/activity", "Accept", "text/event-stream")
-	svc.feed <- map[string]any{"sessionKey": "agent:main:chan", "event": map[string]any{"kind": "tool-result"}}
 	var names []string
 	readSSE(t, resp.Body, func(e sseEvent) bool {
-		names = append(names, e.name)
+		if names = append(names, e.name); len(names) == 1 {
+			// The stream subscribed before it sent the recent entries.
+			svc.feed.Publish(OpenClawActivity{SessionKey: "agent:main:chan", Event: executor.Event{Kind: executor.KindToolResult}})
+		}
 		return len(names) < 2
 	})
 	resp.Body.Close()

@@ -1,7 +1,8 @@
 // Package openclaw drives a live OpenClaw Gateway (protocol 4) over its
 // WebSocket: a persistent, self-healing client, the openclaw runtime
-// adapter, the pure frame mapper, the activity watcher and the exec
-// approvals relay.
+// adapter, the pure frame mapper, the activity watcher, the exec
+// approvals relay, and the Service that runs them on one connection for
+// the backend (settings precedence, the OpenClaw card, MCP registration).
 //
 // Invariants:
 //   - OpenClaw is a connected substrate: the Gateway owns its agents,
@@ -19,6 +20,9 @@
 //   - Frames of a steer's own run never reach the run's events; a steer is
 //     delivered once the Gateway confirms that run, and reported run-ended
 //     (and cancelled) when the run ends first.
+//   - The Service reaches the settings table, the vault, the approvals
+//     queue and the listen address only through ServiceOptions: this
+//     package imports no store, vault or approval code.
 //   - Every buffer is bounded: incoming frames (32 MiB), subscriber queues
 //     (a subscriber that falls behind is evicted and its run fails), tool
 //     results (MaxToolResult characters plus a note).

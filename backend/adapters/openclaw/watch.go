@@ -31,6 +31,8 @@ type Watcher struct {
 	Ours func() map[string]bool
 	// Keep is how many recent entries Recent returns (default 200).
 	Keep int
+	// OnActivity, when set, is also given each new entry, synchronously.
+	OnActivity func(Activity)
 
 	feed *bus.Broker[Activity]
 	once sync.Once
@@ -136,6 +138,9 @@ func (w *Watcher) Observe(ev Event) {
 		}
 		w.mu.Unlock()
 		w.feed.Publish(a)
+		if w.OnActivity != nil {
+			w.OnActivity(a)
+		}
 	}
 }
 
