@@ -8,7 +8,7 @@ import (
 	"github.com/clawboo/desktop/backend/fakes/fakeprovider"
 )
 
-func TestKnownProvidersInOrder(t *testing.T) {
+func TestProvidersInOrder(t *testing.T) {
 	var ids []string
 	for _, p := range config.Providers {
 		ids = append(ids, p.ID)

@@ -1,7 +1,7 @@
-// The providers a native agent can route to, in the backend's order
-// (backend/config/providers.go), with each one's small default model
-// (backend/agents/config.go defaultModels), and which have a key connected
-// (the clawboo-native runtime entry's `keys`).
+// The providers a native agent can route to, in the backend's order, with
+// each one's small default model (both from backend/config/providers.go,
+// the backend's one table; this is the UI's copy of it), and which have a
+// key connected (the clawboo-native runtime entry's `keys`).
 
 import type { Agent } from '../../lib/api/agentTypes';
 import type { RuntimeEntry } from '../../lib/api/types';
