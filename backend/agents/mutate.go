@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/clawboo/desktop/backend/adapters/native"
@@ -16,7 +17,9 @@ import (
 // MaxName bounds an agent's display name.
 const MaxName = 100
 
-var runtimePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+// Compiled on first use: a counted repetition compiles to a state per
+// count, which cost start-up time as a package-level var.
+var runtimePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
 
 // Optional is a JSON field that can be absent, null or a value, so a PATCH
 // can tell "leave it" from "clear it".
@@ -97,7 +100,7 @@ func (s *Service) Create(ctx context.Context, in Input) (Agent, error) {
 		return Agent{}, invalid("runtime is required")
 	}
 	rt := *in.Runtime
-	if !runtimePattern.MatchString(rt) || (s.opts.KnownRuntime != nil && !s.opts.KnownRuntime(rt)) {
+	if !runtimePattern().MatchString(rt) || (s.opts.KnownRuntime != nil && !s.opts.KnownRuntime(rt)) {
 		return Agent{}, invalid("unknown runtime '%s'", rt)
 	}
 	r := row{id: newID(name), name: name, runtime: rt}

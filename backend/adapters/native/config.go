@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // AgentConfig is the one native agent config: what the agents service
@@ -121,8 +122,10 @@ func DefaultConfig() AgentConfig {
 }
 
 var (
-	envVarPattern   = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
-	providerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	// Compiled on first use: counted repetitions compile to a state per
+	// count, which cost start-up time as package-level vars.
+	envVarPattern   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`) })
+	providerPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 )
 
 // Problems lists, by field, what is wrong with c against the seed's
@@ -152,7 +155,7 @@ func (c AgentConfig) Problems() []string {
 			add("fallbacks[%d].model must be a model name", i)
 		}
 	}
-	if c.EnvVar != "" && !envVarPattern.MatchString(c.EnvVar) {
+	if c.EnvVar != "" && !envVarPattern().MatchString(c.EnvVar) {
 		add("envVar must be an environment variable name (A-Z, 0-9, '_'), never a key")
 	}
 	switch c.Tools.Tasks {
@@ -185,7 +188,7 @@ func (c AgentConfig) Validate() error {
 
 // ValidProviderID reports a well-formed provider id (known or not); the
 // agents service holds other runtimes' provider names to it too.
-func ValidProviderID(id string) bool { return providerPattern.MatchString(id) }
+func ValidProviderID(id string) bool { return providerPattern().MatchString(id) }
 
 // ValidModel reports a model name of 1 to MaxIdentifierLen printable
 // characters.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/config"
@@ -84,11 +85,13 @@ type ServerStatus struct {
 }
 
 var (
-	serverNamePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
-	envNamePattern    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	headerNamePattern = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
+	// Compiled on first use: counted repetitions compile to a state per
+	// count, which cost start-up time as package-level vars.
+	serverNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`) })
+	envNamePattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`) })
+	headerNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$") })
 	secretRefPattern  = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-	remoteToolPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	remoteToolPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 )
 
 // otherModelCredentials pay for models too but have no slot in config's
@@ -112,7 +115,7 @@ func invalidServer(format string, a ...any) error {
 
 // Validate checks a configuration and fills in defaults.
 func (c *ServerConfig) Validate() error {
-	if !serverNamePattern.MatchString(c.Name) {
+	if !serverNamePattern().MatchString(c.Name) {
 		return invalidServer("name must be 1-32 lowercase letters, digits or '-', starting with a letter")
 	}
 	if c.Risk == "" {
@@ -156,7 +159,7 @@ func (c *ServerConfig) validateStdio() error {
 		return invalidServer("at most 32 env names")
 	}
 	for _, n := range c.Env {
-		if !envNamePattern.MatchString(n) {
+		if !envNamePattern().MatchString(n) {
 			return invalidServer("env holds variable names (letters, digits, '_'), not values: %q", cutBytes(redact.Secrets(n), 40))
 		}
 		if forbiddenEnvName(n) {
@@ -181,7 +184,7 @@ func (c *ServerConfig) validateHTTP() error {
 		return invalidServer("at most 32 headers")
 	}
 	for k, v := range c.Headers {
-		if !headerNamePattern.MatchString(k) || len(v) > 4096 || strings.ContainsFunc(v, isControlRune) {
+		if !headerNamePattern().MatchString(k) || len(v) > 4096 || strings.ContainsFunc(v, isControlRune) {
 			return invalidServer("header %q is not a valid header", cutBytes(k, 40))
 		}
 		for _, m := range secretRefPattern.FindAllStringSubmatch(v, -1) {

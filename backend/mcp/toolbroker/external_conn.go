@@ -132,7 +132,7 @@ func (b *Broker) register(es *extServer, remote []mcp.Tool) ([]server.ServerTool
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, rt := range remote {
-		if !remoteToolPattern.MatchString(rt.Name) || len(out) >= maxServerTools {
+		if !remoteToolPattern().MatchString(rt.Name) || len(out) >= maxServerTools {
 			skipped++
 			continue
 		}
