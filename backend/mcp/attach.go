@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"sort"
 	"strings"
 )
@@ -93,7 +94,7 @@ func BuildAttach(o AttachOptions) (Attach, error) {
 	if o.Token == "" {
 		return Attach{}, errors.New("mcp attach: no attach token")
 	}
-	if o.Binding != (Binding{}) && (!validID(o.Binding.TeamID) || !validID(o.Binding.AgentID) || len(o.Signer.key) == 0) {
+	if o.Binding != (Binding{}) && (!toolcall.ValidID(o.Binding.TeamID) || !toolcall.ValidID(o.Binding.AgentID) || len(o.Signer.key) == 0) {
 		return Attach{}, errors.New("mcp attach: the binding has an invalid id or no signing key")
 	}
 	tok := o.Token

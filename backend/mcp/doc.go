@@ -2,7 +2,12 @@
 // clawboo-memory, clawboo-tools and clawboo-teamchat — over Streamable HTTP
 // at /mcp/{tasks,memory,tools,teamchat} and in-process to the native
 // runtime, and generates the configuration each runtime uses to attach.
-// It is the only package that imports mcp-go.
+// clawboo-tools' registry, policy and external servers are the broker's
+// (backend/mcp/toolbroker) and clawboo-memory's facts, search and embedders
+// are backend/mcp/memory; this package serves both and neither imports it.
+// What the servers share about one call (the verified Caller, the answer
+// shapes) is internal/toolcall. mcp-go is imported here and in those three
+// packages only.
 //
 // Invariants:
 //   - Every HTTP request carries a bearer token: the install's attach
@@ -24,18 +29,16 @@
 //   - Refusals a caller can act on (caps, conflicts, bad arguments) are tool
 //     errors with a hint (isError, _meta.denied), never protocol errors.
 //   - The board, the approvals queue and the rest of the backend are reached
-//     through the small interfaces declared here (TaskBoard, Approver,
-//     Embedder); only store and redact are imported.
-//   - Tools calls pass availability, argument validation and policy before
-//     they run; a high-risk tool runs only on a person's explicit approval
-//     (expiry, denial or any error is "no"), and every call leaves one
-//     audit row with secrets scrubbed.
+//     through small interfaces (TaskBoard here, memory's Embedder, the
+//     broker's Approver); of the backend only store and redact are imported.
+//   - The caller reaches a handler only through the context, set by this
+//     package's transports (toolcall.WithCaller); the broker's policy and
+//     audit invariants are stated in its own package.
 //   - Memory facts, team-chat posts and audit summaries are scrubbed of
 //     secrets before they are stored; every list and text is bounded.
 //
 // Files: hub.go (transport, auth), tokens.go (credentials), sessions.go
 // (session ids), identity.go (bindings), inprocess.go,
-// results.go (shared answers), attach.go (runtime configs), tasks*.go,
-// memory*.go + embed*.go, tools.go + broker*.go + tools_*.go +
-// external*.go, teamchat*.go.
+// attach.go (runtime configs), tasks*.go,
+// memory.go and tools.go (serve the subpackages), teamchat*.go.
 package mcp

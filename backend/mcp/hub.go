@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawboo/desktop/backend/mcp/memory"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/server"
@@ -45,7 +46,7 @@ type Options struct {
 	Store     *store.Store
 	Board     TaskBoard
 	Approvals toolbroker.Approver
-	Embedder  Embedder // nil: the built-in offline embedder
+	Embedder  memory.Embedder // nil: the built-in offline embedder
 	Log       *slog.Logger
 	Now       func() time.Time
 	Version   string

@@ -93,26 +93,10 @@ func (s Signer) FromQuery(q url.Values) (b Binding, ok bool) {
 	if b == (Binding{}) && !q.Has(qSig) && !q.Has(qTeam) && !q.Has(qAgent) && !q.Has(qDelegate) && !q.Has(qReadOnly) {
 		return Binding{}, true
 	}
-	if !validID(b.TeamID) || !validID(b.AgentID) {
+	if !toolcall.ValidID(b.TeamID) || !toolcall.ValidID(b.AgentID) {
 		return Binding{}, false
 	}
 	return b, s.Verify(b, q.Get(qSig))
-}
-
-// validID accepts "" and ids of letters, digits, '_', '-', '.' and ':' up
-// to 128 bytes.
-func validID(id string) bool {
-	if len(id) > 128 {
-		return false
-	}
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.', r == ':':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // CallerFrom returns the caller a request was verified as (the zero,

@@ -34,7 +34,7 @@ func checkID(field, v string, required bool) string {
 	switch {
 	case v == "" && required:
 		return field + " is required"
-	case !validID(v):
+	case !toolcall.ValidID(v):
 		return field + " must be an id of at most 128 letters, digits, '_', '-', '.' or ':'"
 	}
 	return ""

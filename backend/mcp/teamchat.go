@@ -157,7 +157,7 @@ func (tc *teamChat) subscribe(ctx context.Context, c Caller, a subscribeArgs) *m
 		}
 		room, me = c.TeamID, c.AgentID
 	} else {
-		if !validID(a.TeamID) || !validID(a.RoomID) || !validID(a.AuthorAgentID) {
+		if !toolcall.ValidID(a.TeamID) || !toolcall.ValidID(a.RoomID) || !toolcall.ValidID(a.AuthorAgentID) {
 			return toolcall.InvalidArgs("ids are letters, digits, '_', '-', '.' and ':' (at most 128)")
 		}
 		switch {
@@ -206,7 +206,7 @@ func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp
 	if r := chatRequirePoster(c, toolDelegate); r != nil {
 		return r
 	}
-	if a.Assignee == "" || !validID(a.Assignee) {
+	if a.Assignee == "" || !toolcall.ValidID(a.Assignee) {
 		return toolcall.InvalidArgs("assignee must be an agent id (letters, digits, '_', '-', '.' and ':', at most 128)")
 	}
 	if a.Assignee == c.AgentID {

@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"sync"
 )
 
@@ -161,7 +162,7 @@ func (h *Hub) IssueRunToken(b Binding) (token string, revoke func(), err error) 
 	if !b.Bound() {
 		return "", nil, errors.New("mcp: a run token needs the run's team or agent")
 	}
-	if !validID(b.TeamID) || !validID(b.AgentID) {
+	if !toolcall.ValidID(b.TeamID) || !toolcall.ValidID(b.AgentID) {
 		return "", nil, errors.New("mcp: the run's team or agent id is not a valid id")
 	}
 	tok, err := newToken()

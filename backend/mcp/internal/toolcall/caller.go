@@ -17,6 +17,22 @@ type Binding struct {
 // Bound reports a binding that names a team or an agent.
 func (b Binding) Bound() bool { return b.TeamID != "" || b.AgentID != "" }
 
+// ValidID accepts "" and ids of letters, digits, '_', '-', '.' and ':' up
+// to 128 bytes.
+func ValidID(id string) bool {
+	if len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.', r == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 type callerKey struct{}
 
 // Caller is the identity a tool handler acts for.

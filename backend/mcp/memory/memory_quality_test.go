@@ -1,7 +1,8 @@
-package mcp
+package memory
 
 import (
 	"encoding/json"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"os"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestMemoryRecallAt5(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := newMemoryHub(t, Options{})
-	s := memSession(t, h, Binding{})
+	s := memSession(t, h, toolcall.Binding{})
 	label := map[string]string{} // stored id → label
 	for _, f := range set.Facts {
 		tags := make([]any, len(f.Tags))

@@ -1,7 +1,8 @@
-package mcp
+package memory
 
 import (
 	"bytes"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ func TestMemoryScrubsSecretsEverywhere(t *testing.T) {
 	const sentinel = "sk-ant-SENTINEL-0123456789abcdefXYZ"
 	api := newFakeEmbedAPI(t, "")
 	h, st := newMemoryHub(t, Options{Embedder: NewOllamaEmbedder(api.URL, "nomic-embed-text")})
-	s := memSession(t, h, Binding{TeamID: "team-a", AgentID: "alice"})
+	s := memSession(t, h, toolcall.Binding{TeamID: "team-a", AgentID: "alice"})
 
 	saved := mustSave(t, s, map[string]any{
 		"title":   "Deploy key " + sentinel,

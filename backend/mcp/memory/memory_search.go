@@ -1,4 +1,4 @@
-package mcp
+package memory
 
 import (
 	"context"
@@ -48,7 +48,7 @@ type ranked struct {
 	score float64
 }
 
-func (m *memoryServer) search(ctx context.Context, c Caller, a searchArgs) *mcp.CallToolResult {
+func (m *Server) search(ctx context.Context, c toolcall.Caller, a searchArgs) *mcp.CallToolResult {
 	if r := m.unavailable(); r != nil {
 		return r
 	}
@@ -102,7 +102,7 @@ type hit struct {
 
 // rank runs the mode's lists and fuses them; used names the embedders
 // whose vectors were compared.
-func (m *memoryServer) rank(ctx context.Context, sc readScope, query, mode string) ([]hit, []string, error) {
+func (m *Server) rank(ctx context.Context, sc readScope, query, mode string) ([]hit, []string, error) {
 	var fts []ranked
 	var vecs [][]ranked
 	var used []string
@@ -201,7 +201,7 @@ func ftsQuery(q string) string {
 }
 
 // ftsRanks is the full-text list, best bm25 first (title weighs double).
-func (m *memoryServer) ftsRanks(ctx context.Context, sc readScope, query string) ([]ranked, error) {
+func (m *Server) ftsRanks(ctx context.Context, sc readScope, query string) ([]ranked, error) {
 	fq := ftsQuery(query)
 	if fq == "" {
 		return nil, nil
@@ -232,7 +232,7 @@ func (m *memoryServer) ftsRanks(ctx context.Context, sc readScope, query string)
 // configured one when it answers, the offline one always), one list per
 // embedder. Facts whose vector is not the configured provider's are then
 // re-embedded by it, a batch per search, so a fallback heals.
-func (m *memoryServer) vectorRanks(ctx context.Context, sc readScope, query string) ([][]ranked, []string, error) {
+func (m *Server) vectorRanks(ctx context.Context, sc readScope, query string) ([][]ranked, []string, error) {
 	qvecs := map[string][]float32{}
 	off, _ := m.emb.offline.Embed(ctx, []string{query})
 	qvecs[m.emb.offline.ID()] = off[0]

@@ -1,4 +1,4 @@
-package mcp
+package memory
 
 import (
 	"context"
@@ -49,7 +49,7 @@ type fact struct {
 	vec                            []float32
 }
 
-func (m *memoryServer) save(ctx context.Context, c Caller, a saveArgs) *mcp.CallToolResult {
+func (m *Server) save(ctx context.Context, c toolcall.Caller, a saveArgs) *mcp.CallToolResult {
 	if r := m.unavailable(); r != nil {
 		return r
 	}
@@ -69,7 +69,7 @@ func (m *memoryServer) save(ctx context.Context, c Caller, a saveArgs) *mcp.Call
 
 // checkSave validates and scrubs memory_save's arguments; redacted says
 // the scrubber changed something.
-func checkSave(c Caller, a saveArgs) (f fact, redacted bool, r *mcp.CallToolResult) {
+func checkSave(c toolcall.Caller, a saveArgs) (f fact, redacted bool, r *mcp.CallToolResult) {
 	switch {
 	case strings.TrimSpace(a.Content) == "":
 		return f, false, toolcall.InvalidArgs("content is required")
@@ -133,8 +133,8 @@ func embedText(title, content string, tags []string) string {
 
 // insert stores f; a procedure supersedes the current version of the same
 // name in the same scope.
-func (m *memoryServer) insert(ctx context.Context, f fact) (savedFact, error) {
-	now := m.h.opts.Now()
+func (m *Server) insert(ctx context.Context, f fact) (savedFact, error) {
+	now := m.now()
 	id := "mem_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
 	tags, err := json.Marshal(append([]string{}, f.tags...))
 	if err != nil {

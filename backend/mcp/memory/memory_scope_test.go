@@ -1,7 +1,7 @@
-package mcp
+package memory
 
 import (
-	"net/http/httptest"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"slices"
 	"sort"
 	"testing"
@@ -9,7 +9,7 @@ import (
 
 // seedScopes saves one fact per scope through an unbound session; every
 // fact mentions "zebra", so each search below matches all of them.
-func seedScopes(t *testing.T, s *Session) {
+func seedScopes(t *testing.T, s *session) {
 	t.Helper()
 	for _, f := range []struct{ title, team, agent string }{
 		{"global", "", ""},
@@ -65,46 +65,28 @@ func seen(t *testing.T, call caller, extra map[string]any) map[string][]string {
 
 func TestMemoryScopeIsolation(t *testing.T) {
 	h, _ := newMemoryHub(t, Options{})
-	seedScopes(t, memSession(t, h, Binding{}))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	auth := map[string]string{"Authorization": "Bearer " + testToken}
-
-	inProc := func(b Binding) caller {
+	seedScopes(t, memSession(t, h, toolcall.Binding{}))
+	inProc := func(b toolcall.Binding) caller {
 		s := memSession(t, h, b)
 		return func(tool string, args map[string]any) memAnswer { return memCall(t, s, tool, args) }
-	}
-	overHTTP := func(b Binding) caller {
-		url := srv.URL + "/mcp/memory"
-		if q := h.Signer().Query(b); q != "" {
-			url += "?" + q
-		}
-		c, err := httpClient(t, url, auth)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return func(tool string, args map[string]any) memAnswer {
-			res, err := call(c, tool, args)
-			return answerOf(t, res, err)
-		}
 	}
 	all := []string{"alice-only", "global", "team-a", "team-a-alice", "team-a-bob", "team-b", "team-b-carol"}
 	for _, tc := range []struct {
 		name  string
-		b     Binding
+		b     toolcall.Binding
 		extra map[string]any
 		want  []string
 	}{
-		{"team-a alice", Binding{TeamID: "team-a", AgentID: "alice"}, nil, []string{"alice-only", "global", "team-a", "team-a-alice"}},
-		{"team-a alice naming herself", Binding{TeamID: "team-a", AgentID: "alice"}, map[string]any{"scopeTeamId": "team-a", "scopeAgentId": "alice"}, []string{"alice-only", "global", "team-a", "team-a-alice"}},
-		{"team-a, no agent", Binding{TeamID: "team-a"}, nil, []string{"global", "team-a"}},
-		{"team-b carol", Binding{TeamID: "team-b", AgentID: "carol"}, nil, []string{"global", "team-b", "team-b-carol"}},
-		{"agent only", Binding{AgentID: "alice"}, nil, []string{"alice-only", "global"}},
-		{"unbound", Binding{}, nil, all},
-		{"unbound, team-a filter", Binding{}, map[string]any{"scopeTeamId": "team-a"}, []string{"global", "team-a"}},
-		{"unbound, team-b carol filter", Binding{}, map[string]any{"scopeTeamId": "team-b", "scopeAgentId": "carol"}, []string{"global", "team-b", "team-b-carol"}},
+		{"team-a alice", toolcall.Binding{TeamID: "team-a", AgentID: "alice"}, nil, []string{"alice-only", "global", "team-a", "team-a-alice"}},
+		{"team-a alice naming herself", toolcall.Binding{TeamID: "team-a", AgentID: "alice"}, map[string]any{"scopeTeamId": "team-a", "scopeAgentId": "alice"}, []string{"alice-only", "global", "team-a", "team-a-alice"}},
+		{"team-a, no agent", toolcall.Binding{TeamID: "team-a"}, nil, []string{"global", "team-a"}},
+		{"team-b carol", toolcall.Binding{TeamID: "team-b", AgentID: "carol"}, nil, []string{"global", "team-b", "team-b-carol"}},
+		{"agent only", toolcall.Binding{AgentID: "alice"}, nil, []string{"alice-only", "global"}},
+		{"unbound", toolcall.Binding{}, nil, all},
+		{"unbound, team-a filter", toolcall.Binding{}, map[string]any{"scopeTeamId": "team-a"}, []string{"global", "team-a"}},
+		{"unbound, team-b carol filter", toolcall.Binding{}, map[string]any{"scopeTeamId": "team-b", "scopeAgentId": "carol"}, []string{"global", "team-b", "team-b-carol"}},
 	} {
-		for transport, open := range map[string]func(Binding) caller{"in-process": inProc, "http": overHTTP} {
+		for transport, open := range map[string]func(toolcall.Binding) caller{"in-process": inProc} {
 			for read, got := range seen(t, open(tc.b), tc.extra) {
 				if !slices.Equal(got, tc.want) {
 					t.Errorf("%s over %s, %s: saw %v, want %v", tc.name, transport, read, got, tc.want)
@@ -122,11 +104,11 @@ func TestMemoryScopeIsolation(t *testing.T) {
 
 func TestMemorySpoofedScopeIsRefused(t *testing.T) {
 	h, st := newMemoryHub(t, Options{})
-	seedScopes(t, memSession(t, h, Binding{}))
-	s := memSession(t, h, Binding{TeamID: "team-a", AgentID: "alice"})
-	agentOnly := memSession(t, h, Binding{AgentID: "alice"})
+	seedScopes(t, memSession(t, h, toolcall.Binding{}))
+	s := memSession(t, h, toolcall.Binding{TeamID: "team-a", AgentID: "alice"})
+	agentOnly := memSession(t, h, toolcall.Binding{AgentID: "alice"})
 	for _, tc := range []struct {
-		s    *Session
+		s    *session
 		tool string
 		args map[string]any
 	}{
@@ -151,10 +133,10 @@ func TestMemorySpoofedScopeIsRefused(t *testing.T) {
 
 func TestMemoryBoundSavesAreTeamShared(t *testing.T) {
 	h, _ := newMemoryHub(t, Options{})
-	alice := memSession(t, h, Binding{TeamID: "team-a", AgentID: "alice"})
-	bob := memSession(t, h, Binding{TeamID: "team-a", AgentID: "bob"})
-	carol := memSession(t, h, Binding{TeamID: "team-b", AgentID: "carol"})
-	loner := memSession(t, h, Binding{AgentID: "dave"})
+	alice := memSession(t, h, toolcall.Binding{TeamID: "team-a", AgentID: "alice"})
+	bob := memSession(t, h, toolcall.Binding{TeamID: "team-a", AgentID: "bob"})
+	carol := memSession(t, h, toolcall.Binding{TeamID: "team-b", AgentID: "carol"})
+	loner := memSession(t, h, toolcall.Binding{AgentID: "dave"})
 
 	shared := mustSave(t, alice, map[string]any{"title": "shared", "content": "okapi habitat"})
 	private := mustSave(t, alice, map[string]any{"title": "private", "content": "okapi diet", "scopeAgentId": "alice"})
@@ -165,7 +147,7 @@ func TestMemoryBoundSavesAreTeamShared(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		s    *Session
+		s    *session
 		want []string
 	}{
 		{"alice", alice, []string{"private", "shared"}},
@@ -195,35 +177,5 @@ func TestReadScopeMatchesSQL(t *testing.T) {
 	}
 	if !(readScope{all: true}).visible("u", "b") {
 		t.Error("unscoped must see all")
-	}
-}
-
-func TestMemoryOverHTTP(t *testing.T) {
-	h, _ := newMemoryHub(t, Options{})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	auth := map[string]string{"Authorization": "Bearer " + testToken}
-	connect := func(b Binding) caller {
-		c, err := httpClient(t, srv.URL+"/mcp/memory?"+h.Signer().Query(b), auth)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return func(tool string, args map[string]any) memAnswer {
-			res, err := call(c, tool, args)
-			return answerOf(t, res, err)
-		}
-	}
-	alice, carol := connect(Binding{TeamID: "team-a", AgentID: "alice"}), connect(Binding{TeamID: "team-b", AgentID: "carol"})
-	if a := alice("memory_save", map[string]any{"title": "Queue", "content": "Jobs run on RabbitMQ."}); a.isError || a.Saved.ScopeTeamID != "team-a" {
-		t.Fatal(a.text)
-	}
-	if a := alice("memory_save", map[string]any{"title": "x", "content": "x", "scopeTeamId": "team-b"}); a.denied != "scope_denied" {
-		t.Fatal(a.text)
-	}
-	if got := alice("memory_search", map[string]any{"query": "rabbitmq jobs"}).titles(); !slices.Equal(got, []string{"Queue"}) {
-		t.Fatal(got)
-	}
-	if got := carol("memory_search", map[string]any{"query": "rabbitmq jobs"}).titles(); len(got) != 0 {
-		t.Fatalf("team-b sees team-a's fact: %v", got)
 	}
 }

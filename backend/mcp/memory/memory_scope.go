@@ -1,4 +1,4 @@
-package mcp
+package memory
 
 import (
 	"database/sql"
@@ -55,8 +55,8 @@ func scopeDenied(kind, bound, asked string) *mcp.CallToolResult {
 
 // checkScopeArgs validates scope arguments against the caller: a bound
 // caller may only name itself.
-func checkScopeArgs(c Caller, team, agent string) *mcp.CallToolResult {
-	if !validID(team) || !validID(agent) {
+func checkScopeArgs(c toolcall.Caller, team, agent string) *mcp.CallToolResult {
+	if !toolcall.ValidID(team) || !toolcall.ValidID(agent) {
 		return toolcall.InvalidArgs("scopeTeamId and scopeAgentId are ids of letters, digits, '_', '-', '.' and ':' (at most 128)")
 	}
 	if !c.Bound() {
@@ -72,7 +72,7 @@ func checkScopeArgs(c Caller, team, agent string) *mcp.CallToolResult {
 }
 
 // resolveRead is the visibility rule for a read.
-func resolveRead(c Caller, team, agent string) (readScope, *mcp.CallToolResult) {
+func resolveRead(c toolcall.Caller, team, agent string) (readScope, *mcp.CallToolResult) {
 	if r := checkScopeArgs(c, team, agent); r != nil {
 		return readScope{}, r
 	}
@@ -87,7 +87,7 @@ func resolveRead(c Caller, team, agent string) (readScope, *mcp.CallToolResult) 
 // when the caller asks for its own agent scope, or has no team to share
 // with (an agent-only binding never writes global facts). Unbound: the
 // arguments as given.
-func resolveWrite(c Caller, team, agent string) (t, a sql.NullString, res *mcp.CallToolResult) {
+func resolveWrite(c toolcall.Caller, team, agent string) (t, a sql.NullString, res *mcp.CallToolResult) {
 	if r := checkScopeArgs(c, team, agent); r != nil {
 		return t, a, r
 	}

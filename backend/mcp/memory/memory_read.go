@@ -1,4 +1,4 @@
-package mcp
+package memory
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func (b *budget) admit(it memoryItem) bool {
 
 // loadHits loads the hits' rows in hit order. The scope is applied again
 // here, so no list can leak a fact the caller may not see.
-func (m *memoryServer) loadHits(ctx context.Context, sc readScope, hits []hit) (items []memoryItem, truncated bool, err error) {
+func (m *Server) loadHits(ctx context.Context, sc readScope, hits []hit) (items []memoryItem, truncated bool, err error) {
 	items = []memoryItem{}
 	if len(hits) == 0 {
 		return items, false, nil
@@ -116,7 +116,7 @@ type browseArgs struct {
 	ScopeAgentID string `json:"scopeAgentId"`
 }
 
-func (m *memoryServer) browse(ctx context.Context, c Caller, a browseArgs) *mcp.CallToolResult {
+func (m *Server) browse(ctx context.Context, c toolcall.Caller, a browseArgs) *mcp.CallToolResult {
 	if r := m.unavailable(); r != nil {
 		return r
 	}
@@ -163,12 +163,12 @@ func (m *memoryServer) browse(ctx context.Context, c Caller, a browseArgs) *mcp.
 // reembed gives facts a vector from the configured provider, replacing
 // another embedder's. It is a repair: a failure is logged and left for a
 // later search.
-func (m *memoryServer) reembed(ctx context.Context, seqs []int64) {
+func (m *Server) reembed(ctx context.Context, seqs []int64) {
 	ids, _ := json.Marshal(seqs)
 	rows, err := m.st.Read().QueryContext(ctx, `SELECT f.seq, f.title, f.content, f.tags, COALESCE(f.embedder, '')
 		FROM memory_facts f WHERE f.seq IN (SELECT value FROM json_each(?))`, string(ids))
 	if err != nil {
-		m.h.opts.Log.Warn("memory: re-embed", "err", err)
+		m.log.Warn("memory: re-embed", "err", err)
 		return
 	}
 	type row struct {
@@ -208,6 +208,6 @@ func (m *memoryServer) reembed(ctx context.Context, seqs []int64) {
 		return nil
 	})
 	if err != nil {
-		m.h.opts.Log.Warn("memory: re-embed", "err", err)
+		m.log.Warn("memory: re-embed", "err", err)
 	}
 }

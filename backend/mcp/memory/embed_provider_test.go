@@ -1,8 +1,9 @@
-package mcp
+package memory
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -195,7 +196,7 @@ func TestMemoryEmbedderFallbackAndRepair(t *testing.T) {
 	f := newFakeEmbedAPI(t, "")
 	clock := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	h, st := newMemoryHub(t, Options{Embedder: NewOllamaEmbedder(f.URL, "nomic-embed-text"), Now: clock.Now})
-	s := memSession(t, h, Binding{TeamID: "team-a"})
+	s := memSession(t, h, toolcall.Binding{TeamID: "team-a"})
 	const ollamaID = "ollama:nomic-embed-text"
 	embedderOf := func(id string) string {
 		var e string
