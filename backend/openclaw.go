@@ -63,8 +63,8 @@ func openOpenClaw(b *Backend, opts Options) executor.Adapter {
 }
 
 // openClawTokens keeps the Gateway token in the vault (slot
-// CLAWBOO_OPENCLAW_TOKEN); the environment and OpenClaw's .env are read
-// first by the vault's own resolution order.
+// CLAWBOO_OPENCLAW_TOKEN), resolved in the vault's order: the
+// environment, the vault, then OpenClaw's own .env.
 type openClawTokens struct{ v *vault.Vault }
 
 func (t openClawTokens) Resolve(ctx context.Context) (string, string) {
