@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,8 +98,5 @@ func (s Signer) FromQuery(q url.Values) (b Binding, ok bool) {
 	return b, s.Verify(b, q.Get(qSig))
 }
 
-// CallerFrom returns the caller a request was verified as (the zero,
-// unbound Caller when none).
-func CallerFrom(ctx context.Context) Caller { return toolcall.CallerFrom(ctx) }
 
 func parseQuery(q string) (url.Values, error) { return url.ParseQuery(q) }
