@@ -98,5 +98,4 @@ func (s Signer) FromQuery(q url.Values) (b Binding, ok bool) {
 	return b, s.Verify(b, q.Get(qSig))
 }
 
-
 func parseQuery(q string) (url.Values, error) { return url.ParseQuery(q) }
