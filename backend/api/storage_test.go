@@ -2,9 +2,8 @@ package api
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"fmt"
+	"github.com/clawboo/desktop/backend/store/storetest"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 // "the disk is full", and the run reads as ended, not running or missing.
 func TestWaitedRunOnFullDiskAnswers507(t *testing.T) {
 	f := newFixture(t, nil)
-	free := fillDisk(t, f.st.Writer())
+	free := storetest.FillDisk(t, f.st.Writer())
 	code, _, b := f.do(t, "POST", "/api/runtimes/clawboo-mock/run", `{"message":"!ok done"}`)
 	ans := decode[map[string]any](t, b)
 	if msg, _ := ans["error"].(string); code != 507 || !strings.Contains(msg, "the disk is full") || ans["ok"] != false {
@@ -49,7 +48,7 @@ func TestWaitedRunOnFullDiskAnswers507(t *testing.T) {
 func TestTaskRunOnFullDiskIsRefusedWith507(t *testing.T) {
 	f := newFixture(t, nil)
 	taskID := f.createTask(t, `{"title":"t","kind":"research"}`).ID
-	fillDisk(t, f.st.Writer())
+	storetest.FillDisk(t, f.st.Writer())
 	code, _, b := f.do(t, "POST", "/api/runtimes/clawboo-mock/run", `{"taskId":"`+taskID+`","message":"!ok"}`)
 	if code != 507 || !strings.Contains(errorOf(t, b), "the disk is full") {
 		t.Fatalf("%d %s", code, b)
@@ -123,61 +122,5 @@ func TestReplayOfCompactedRunIsTheSame(t *testing.T) {
 	text2, kinds2, n2 := replay()
 	if text2 != text || strings.Join(kinds2, ",") != strings.Join(kinds, ",") || kinds2[len(kinds2)-1] != "done" || n2 >= n/100 {
 		t.Fatalf("before %d events %v, after %d events %v; text equal: %v", n, kinds, n2, kinds2, text == text2)
-	}
-}
-
-// fillDisk makes the database behave as if its disk were full: the file
-// may not grow by a page (SQLite's max_page_count on the writer
-// connection), and the pages that new runs and run events would go to are
-// packed, so any new run row, any event and any run row that grows fails
-// with SQLITE_FULL, as on a full filesystem. w is the store's Writer. free
-// lifts the cap. (The supervisor's tests hold the same helper: a shared
-// test package would need its own row in DESIGN.md's package table.)
-func fillDisk(t testing.TB, w *sql.DB) (free func()) {
-	t.Helper()
-	ctx := context.Background()
-	exec := func(q string, args ...any) error { _, err := w.ExecContext(ctx, q, args...); return err }
-	// "~" sorts after every ULID, so filler rows pack the very pages where
-	// the newest runs' rows and events go.
-	if err := exec(`CREATE TABLE IF NOT EXISTS storetest_fill (b BLOB)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := exec(`INSERT OR IGNORE INTO runs(id, runtime_id, status, created_at) VALUES ('~fill', 'fill', 'succeeded', 0)`); err != nil {
-		t.Fatal(err)
-	}
-	var pages int
-	if err := w.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	if err := exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	fill := func(q string, arg func(size int) []any) {
-		for _, size := range []int{3000, 800, 200, 50, 10, 1, 0} {
-			for {
-				n++
-				err := exec(q, arg(size)...)
-				if err == nil {
-					continue
-				}
-				if !strings.Contains(err.Error(), "database or disk is full") {
-					t.Fatalf("fill: %v", err)
-				}
-				break
-			}
-		}
-	}
-	fill(`INSERT INTO storetest_fill(b) VALUES (?)`, func(size int) []any { return []any{strings.Repeat("f", size)} })
-	fill(`INSERT INTO runs(id, runtime_id, title, status, created_at) VALUES (?, '', ?, 'succeeded', 0)`, func(size int) []any {
-		return []any{fmt.Sprintf("~fill%06d", n), strings.Repeat("f", size)}
-	})
-	fill(`INSERT INTO run_events(run_id, seq, kind, data) VALUES ('~fill', ?, 'x', ?)`, func(size int) []any {
-		return []any{n, strings.Repeat("f", size)}
-	})
-	return func() {
-		if err := exec(`PRAGMA max_page_count = 1073741823`); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

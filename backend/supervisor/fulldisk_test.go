@@ -2,9 +2,8 @@ package supervisor
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
+	"github.com/clawboo/desktop/backend/store/storetest"
 	"log/slog"
 	"strings"
 	"sync"
@@ -20,7 +19,7 @@ func (e *env) fullDisk(t *testing.T) (free func()) {
 	t.Helper()
 	e.sup.journal.backoff = []time.Duration{time.Millisecond}
 	e.sup.resave.first.Store(int64(20 * time.Millisecond))
-	return fillDisk(t, e.st.Writer())
+	return storetest.FillDisk(t, e.st.Writer())
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
@@ -169,60 +168,5 @@ func TestFullDiskLogsBounded(t *testing.T) {
 	t.Logf("%d warnings and errors: %q", logs.n, logs.lines)
 	if logs.n == 0 || logs.n > 20 {
 		t.Fatalf("%d warnings and errors for one full disk: %q", logs.n, logs.lines)
-	}
-}
-
-// fillDisk makes the database behave as if its disk were full: the file
-// may not grow by a page (SQLite's max_page_count on the writer
-// connection), and the pages that new runs and run events would go to are
-// packed, so any new run row, any event and any run row that grows fails
-// with SQLITE_FULL, as on a full filesystem. w is the store's Writer. free
-// lifts the cap.
-func fillDisk(t testing.TB, w *sql.DB) (free func()) {
-	t.Helper()
-	ctx := context.Background()
-	exec := func(q string, args ...any) error { _, err := w.ExecContext(ctx, q, args...); return err }
-	// "~" sorts after every ULID, so filler rows pack the very pages where
-	// the newest runs' rows and events go.
-	if err := exec(`CREATE TABLE IF NOT EXISTS storetest_fill (b BLOB)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := exec(`INSERT OR IGNORE INTO runs(id, runtime_id, status, created_at) VALUES ('~fill', 'fill', 'succeeded', 0)`); err != nil {
-		t.Fatal(err)
-	}
-	var pages int
-	if err := w.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	if err := exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	fill := func(q string, arg func(size int) []any) {
-		for _, size := range []int{3000, 800, 200, 50, 10, 1, 0} {
-			for {
-				n++
-				err := exec(q, arg(size)...)
-				if err == nil {
-					continue
-				}
-				if !strings.Contains(err.Error(), "database or disk is full") {
-					t.Fatalf("fill: %v", err)
-				}
-				break
-			}
-		}
-	}
-	fill(`INSERT INTO storetest_fill(b) VALUES (?)`, func(size int) []any { return []any{strings.Repeat("f", size)} })
-	fill(`INSERT INTO runs(id, runtime_id, title, status, created_at) VALUES (?, '', ?, 'succeeded', 0)`, func(size int) []any {
-		return []any{fmt.Sprintf("~fill%06d", n), strings.Repeat("f", size)}
-	})
-	fill(`INSERT INTO run_events(run_id, seq, kind, data) VALUES ('~fill', ?, 'x', ?)`, func(size int) []any {
-		return []any{n, strings.Repeat("f", size)}
-	})
-	return func() {
-		if err := exec(`PRAGMA max_page_count = 1073741823`); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
