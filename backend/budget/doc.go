@@ -7,9 +7,11 @@
 //     per-turn amounts sum without rounding loss; float USD appears only at
 //     the edges (a runtime's reported cost in, a display value out).
 //   - Every charge is one spend row plus the same amount added to each
-//     matching budget, in one IMMEDIATE transaction: a budget's spent_nano
-//     always equals the sum of the spend rows of its scope (a budget created
-//     after spending began is back-filled from the ledger).
+//     matching budget, in one IMMEDIATE transaction (its own, or the run
+//     ledger batch that writes the run's result, for a BatchCharge): a
+//     budget's spent_nano always equals the sum of the spend rows of its
+//     scope (a budget created after spending began is back-filled from the
+//     ledger).
 //   - Thresholds are exact: warned when spent*5 >= limit*4 (80 %), over when
 //     spent >= limit (100 %), compared in 128-bit integers.
 //   - Status follows spend: ok → warned → exceeded (warn mode) or paused (cap
