@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,11 +70,15 @@ func (t *memTokens) Set(_ context.Context, tok string) error {
 
 func (t *memTokens) Delete(context.Context) error { return t.Set(context.Background(), "") }
 
+// envMu guards the tests' environment maps: a started service's client
+// reads the environment from its own goroutine.
+var envMu sync.Mutex
+
 func newTestService(t *testing.T, env map[string]string, o ServiceOptions) (*Service, *memSettings, *memTokens) {
 	t.Helper()
 	set, toks := &memSettings{m: map[string]string{}}, &memTokens{}
 	o.IdentityDir, o.Settings, o.Tokens = t.TempDir(), set, toks
-	o.Getenv = func(k string) string { return env[k] }
+	o.Getenv = func(k string) string { envMu.Lock(); defer envMu.Unlock(); return env[k] }
 	s := NewService(o)
 	t.Cleanup(s.Close)
 	return s, set, toks
@@ -83,8 +88,8 @@ func newTestService(t *testing.T, env map[string]string, o ServiceOptions) (*Ser
 // settings table; the token leaves only masked; refusals are ErrSettings.
 func TestServiceSettingsPrecedence(t *testing.T) {
 	env := map[string]string{}
-	changed := 0
-	s, set, _ := newTestService(t, env, ServiceOptions{Changed: func() { changed++ }})
+	var changed atomic.Int32
+	s, set, _ := newTestService(t, env, ServiceOptions{Changed: func() { changed.Add(1) }})
 	s.Start()
 	ctx := context.Background()
 	if got := s.Settings(ctx); got != (FormSettings{}) {
@@ -93,10 +98,12 @@ func TestServiceSettingsPrecedence(t *testing.T) {
 	u, tok := "ws://127.0.0.1:1", "secret-token-abcd"
 	got, err := s.SaveSettings(ctx, SettingsUpdate{URL: &u, Token: &tok})
 	if err != nil || got.URL != u || got.URLSource != "settings" || !got.TokenSet || got.TokenSource != "vault" ||
-		got.TokenMasked != "••••abcd" || set.m[URLSetting] != u || changed == 0 {
-		t.Fatalf("saved %+v %v (changed %d)", got, err, changed)
+		got.TokenMasked != "••••abcd" || func() string { v, _ := set.GetSetting(ctx, URLSetting); return v }() != u || changed.Load() == 0 {
+		t.Fatalf("saved %+v %v (changed %d)", got, err, changed.Load())
 	}
-	env[URLEnv] = " ws://env:2 "
+	envMu.Lock()
+	env[URLEnv] = " ws://env:2 " // the service's client reads it concurrently
+	envMu.Unlock()
 	if got := s.Settings(ctx); got.URL != "ws://env:2" || got.URLSource != "env" {
 		t.Fatalf("env %+v", got)
 	}
@@ -114,7 +121,9 @@ func TestServiceSettingsPrecedence(t *testing.T) {
 		t.Fatalf("broken vault: %v", err)
 	}
 	none := ""
+	envMu.Lock()
 	delete(env, URLEnv)
+	envMu.Unlock()
 	if got, err := s.SaveSettings(ctx, SettingsUpdate{URL: &none, Token: &none}); err != nil || got != (FormSettings{}) {
 		t.Fatalf("cleared %+v %v", got, err)
 	}
