@@ -103,6 +103,9 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
+		// Only takes effect on a new, empty file (before its first table):
+		// freed pages can then be given back in steps (reclaim.go).
+		q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "wal_autocheckpoint(0)") // see checkpoint.go
 		q.Add("_txlock", "immediate")

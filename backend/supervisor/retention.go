@@ -166,6 +166,11 @@ func (r *retention) report(ctx context.Context, rule string, st store.CompactSta
 	}
 	log.Info("compacted run events", "rule", rule, "runs", st.Runs, "rows", st.Deleted, "into", st.Written,
 		"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter)
+	if n, err := r.s.opts.Store.Reclaim(ctx, 0); err != nil && ctx.Err() == nil {
+		log.Warn("free pages not given back after compaction", "err", err)
+	} else if n > 0 {
+		log.Info("database file shrank after compaction", "bytes", n)
+	}
 	if err := r.s.opts.Store.TruncateWAL(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("WAL not truncated after compaction", "err", err)
 	}
