@@ -17,13 +17,21 @@ import (
 // through here: over HTTP the token check, the binding's signature and
 // mcp-go's Streamable HTTP transport on a real loopback socket; in process
 // the session's binding and mcp-go's in-process transport. The tool itself
-// (whoami) does nothing, so this is the MCP layer's own cost.
+// (whoami) does nothing, so this is the MCP layer's own cost; each is timed
+// beside its floor, bare mcp-go, in the same loop (benchAgainstFloor).
 
-func reportPercentiles(b *testing.B, lat []time.Duration) {
+// reportPercentiles reports lat's p50 and p99 and returns the p50.
+func reportPercentiles(b *testing.B, lat []time.Duration) float64 {
+	p50 := percentile(lat, 0.50)
+	b.ReportMetric(p50, "p50-µs")
+	b.ReportMetric(percentile(lat, 0.99), "p99-µs")
+	return p50
+}
+
+// percentile is lat's q-quantile in µs (lat is sorted in place).
+func percentile(lat []time.Duration, q float64) float64 {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
-	b.ReportMetric(p(0.50), "p50-µs")
-	b.ReportMetric(p(0.99), "p99-µs")
+	return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) / 1e3
 }
 
 func BenchmarkToolCallHTTP(b *testing.B) {
@@ -32,8 +40,17 @@ func BenchmarkToolCallHTTP(b *testing.B) {
 	defer srv.Close()
 	c := benchHTTPClient(b, srv.URL+"/mcp/tasks?"+h.Signer().Query(Binding{TeamID: "t", AgentID: "a"}),
 		map[string]string{"Authorization": "Bearer " + testToken})
-	benchCalls(b, func() error {
+	bare := bareServer()
+	hs := server.NewStreamableHTTPServer(bare)
+	bareSrv := httptest.NewServer(hs)
+	defer bareSrv.Close()
+	defer hs.Shutdown(context.Background())
+	floor := benchHTTPClient(b, bareSrv.URL+"/mcp", nil)
+	benchAgainstFloor(b, func() error {
 		_, err := call(c, "whoami", nil)
+		return err
+	}, func() error {
+		_, err := call(floor, "noop", nil)
 		return err
 	})
 }
@@ -46,10 +63,61 @@ func BenchmarkToolCallInProcess(b *testing.B) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	benchCalls(b, func() error {
+	floor, err := client.NewInProcessClient(bareServer())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer floor.Close()
+	if err := initClient(ctx, floor); err != nil {
+		b.Fatal(err)
+	}
+	benchAgainstFloor(b, func() error {
 		_, err := s.CallTool(ctx, "whoami", nil)
 		return err
+	}, func() error {
+		_, err := call(floor, "noop", nil)
+		return err
 	})
+}
+
+// benchAgainstFloor times fn and floor (bare mcp-go doing the same call)
+// alternately in one loop, so both see the same machine load, and reports
+// both p50s and their ratio (the bound: ratio ≤ 1.2). ns/op covers
+// the pair.
+func benchAgainstFloor(b *testing.B, fn, floor func() error) {
+	for i := 0; i < 50; i++ { // warm up
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		if err := floor(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	flat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	timed := func(f func() error) time.Duration {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 { // alternate which goes first
+			lat = append(lat, timed(fn))
+			flat = append(flat, timed(floor))
+		} else {
+			flat = append(flat, timed(floor))
+			lat = append(lat, timed(fn))
+		}
+	}
+	b.StopTimer()
+	p50, floor50 := reportPercentiles(b, lat), percentile(flat, 0.50)
+	b.ReportMetric(floor50, "floor-p50-µs")
+	if floor50 > 0 {
+		b.ReportMetric(p50/floor50, "x-floor")
+	}
 }
 
 func benchCalls(b *testing.B, fn func() error) {

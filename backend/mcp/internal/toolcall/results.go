@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,12 +52,19 @@ func InvalidArgs(format string, a ...any) *mcp.CallToolResult {
 func Handler[A any](fn func(ctx context.Context, c Caller, args A) *mcp.CallToolResult) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args A
-		raw, err := json.Marshal(req.GetRawArguments())
-		if err != nil {
-			return InvalidArgs("%v", err), nil
+		// A request that came through JSON (both transports) keeps its
+		// arguments' bytes: decode those rather than re-encoding the map
+		// mcp-go already decoded them into. Marshal is only for requests
+		// built in Go.
+		raw, ok := req.GetRawArguments().(json.RawMessage)
+		if !ok {
+			var err error
+			if raw, err = json.Marshal(req.GetRawArguments()); err != nil {
+				return InvalidArgs("%v", err), nil
+			}
 		}
-		if string(raw) != "null" {
-			dec := json.NewDecoder(strings.NewReader(string(raw)))
+		if raw = bytes.TrimSpace(raw); len(raw) > 0 && string(raw) != "null" {
+			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&args); err != nil {
 				return InvalidArgs("%s", strings.TrimPrefix(err.Error(), "json: ")), nil
