@@ -38,7 +38,8 @@
 //     secrets before they are stored; every list and text is bounded.
 //
 // Files: hub.go (transport, auth), tokens.go (credentials), sessions.go
-// (session ids), identity.go (bindings), inprocess.go,
+// (session ids), identity.go (bindings), inprocess.go (Session) and
+// inprocess_transport.go (its transport),
 // attach.go (runtime configs), tasks*.go,
 // memory.go and tools.go (serve the subpackages), teamchat*.go.
 package mcp

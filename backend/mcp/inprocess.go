@@ -27,10 +27,9 @@ func (h *Hub) Session(ctx context.Context, name string, b Binding) (*Session, er
 	if !ok {
 		return nil, fmt.Errorf("mcp: no server %q", name)
 	}
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		return nil, err
-	}
+	// mcp-go's client over our in-process transport (inprocess_transport.go),
+	// which spares each answer a JSON round trip.
+	c := client.NewClient(newInProcessTransport(s))
 	sess := &Session{c: c, caller: Caller{Binding: b, Transport: "in-process"}}
 	ctx = toolcall.WithCaller(ctx, sess.caller)
 	if err := c.Start(ctx); err != nil {
