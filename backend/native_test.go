@@ -8,28 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/fakes/fakeprovider"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 )
 
+// nativeBackend is a backend on a fresh home whose environment is exactly env.
 func nativeBackend(t *testing.T, env map[string]string) *Backend {
 	t.Helper()
-	home := t.TempDir()
-	env["HOME"], env[config.EnvVault] = home, "file"
-	getenv := func(k string) string { return env[k] }
-	cfg, err := config.Load(home, getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := New(context.Background(), Options{Config: cfg, Getenv: getenv, Environ: func() []string { return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	return b
+	return confBackend(t, t.TempDir(), env)
 }
 
 func TestNativeIsRegisteredAndHealthFollowsKeys(t *testing.T) {

@@ -38,6 +38,9 @@ const (
 // ErrGitMetadata is a write refused because it would reach git's metadata.
 var ErrGitMetadata = errors.New("writing git metadata (.git) is not allowed: the worktree's git link and repository are managed by Clawboo")
 
+// ErrFolder is a read of a folder, which is not a file.
+var ErrFolder = errors.New("is a folder, not a file")
+
 // Dir is one working folder. It is safe for concurrent use.
 type Dir struct{ root *os.Root }
 
@@ -200,7 +203,7 @@ func (d *Dir) Read(p string) (string, error) {
 		return "", Explain(p, err)
 	}
 	if st.IsDir() {
-		return "", fmt.Errorf("%s is a folder, not a file", p)
+		return "", fmt.Errorf("%s %w", p, ErrFolder)
 	}
 	b, err := io.ReadAll(io.LimitReader(fh, ReadCap+1))
 	if err != nil {

@@ -2,6 +2,7 @@ package native
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -47,7 +48,7 @@ func fileToolDefs() []llm.Tool {
 
 func (f *fileTools) read(p string) (string, error) {
 	out, err := f.dir.Read(p)
-	if err != nil && strings.HasSuffix(err.Error(), "is a folder, not a file") {
+	if errors.Is(err, jail.ErrFolder) {
 		return "", fmt.Errorf("%s is a folder: use list_files", p)
 	}
 	return out, err
