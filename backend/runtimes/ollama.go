@@ -124,7 +124,13 @@ func MoveOllamaOutOfVault(ctx context.Context, v *vault.Vault, o *OllamaURL) err
 	if v == nil || !v.Has(OllamaEnv) {
 		return nil
 	}
-	if old, ok := v.Get(ctx, OllamaEnv); ok && o.Get() == "" {
+	old, ok := v.Get(ctx, OllamaEnv)
+	if !ok {
+		// Unreadable now (a keychain that timed out, say): keep it, and
+		// try again at the next start rather than lose the address.
+		return fmt.Errorf("read the vault's Ollama URL: unavailable")
+	}
+	if o.Get() == "" {
 		if _, err := CheckOllamaURL(old); err == nil {
 			if err := o.Set(ctx, old); err != nil {
 				return fmt.Errorf("save the Ollama URL: %w", err)

@@ -35,15 +35,16 @@ func (s *Store) Reclaim(ctx context.Context, maxPages int) (int64, error) {
 	if err := s.w.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&before); err != nil {
 		return 0, fmt.Errorf("reclaim: %w", err)
 	}
-	done := 0
+	done, last := 0, -1
 	for maxPages == 0 || done < maxPages {
 		var free int
 		if err := s.w.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
 			return 0, fmt.Errorf("reclaim: %w", err)
 		}
-		if free == 0 {
+		if free == 0 || free == last { // nothing left, or a step freed nothing
 			break
 		}
+		last = free
 		n := min(free, reclaimStep)
 		if maxPages > 0 {
 			n = min(n, maxPages-done)

@@ -91,6 +91,7 @@ func (s *Supervisor) resaveLoop() {
 	delay := time.Duration(0) // 0: no retry has failed since the last success
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	armed := false // the timer holds a retry that has not fired yet
 	for {
 		select {
 		case <-r.stop:
@@ -101,17 +102,23 @@ func (s *Supervisor) resaveLoop() {
 			}
 			return
 		case <-r.wake:
+			if armed {
+				continue // a retry is already due: a new unsaved run must not put it off
+			}
 			if delay == 0 {
 				delay = time.Duration(r.first.Load())
 			}
 			timer.Reset(delay)
+			armed = true
 		case <-timer.C:
+			armed = false
 			if s.resaveAll() == 0 {
 				delay = 0
 				continue
 			}
 			delay = min(2*delay, resaveMax)
 			timer.Reset(delay)
+			armed = true
 		}
 	}
 }
