@@ -92,7 +92,8 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
       assert.equal(await c.getByTestId('key-input').count(), 0, 'no key field for Ollama');
       await c.getByTestId('connect-button').click();
       await waitText(page, 'clawboo-native', 'connect-success', /Ollama \(local\) at OLLAMA_BASE_URL connected\./);
-      assert.deepEqual(actions, ['healthcheck clawboo-native'], 'nothing is stored: the environment sets it up');
+      // Connect stores nothing (it only lifts a Disconnect): the environment sets it up.
+      assert.deepEqual(actions, ['healthcheck clawboo-native', 'connect clawboo-native']);
       assert.deepEqual(w.providers.requests.map((r) => `${r.provider}${r.path}`), ['ollama/api/tags']);
       assert.equal((await (await fetch(`${w.url}/api/settings/ollama-base-url`)).json()).url, null);
       assert.deepEqual(problems, []);

@@ -18,6 +18,10 @@ function client(saved: string | null, hc: HealthCheckResult) {
       calls.push(`check ${baseUrl ?? 'configured'}`);
       return hc;
     },
+    async connect(id: string, req: { provider: string }) {
+      calls.push(`connect ${id} ${req.provider}`);
+      return { connectionState: 'ready' as ConnectionState };
+    },
   };
   return { c, calls, now: () => current };
 }
@@ -26,7 +30,7 @@ describe('connectOllama', () => {
   it('checks the default address when none is typed or saved, then saves it', async () => {
     const { c, calls } = client(null, { ok: true });
     expect(await connectOllama(c, '  ')).toEqual({ ok: true, state: 'ready', url: OLLAMA_DEFAULT_URL });
-    expect(calls).toEqual([`check ${OLLAMA_DEFAULT_URL}`, `set ${OLLAMA_DEFAULT_URL}`]);
+    expect(calls).toEqual([`check ${OLLAMA_DEFAULT_URL}`, `set ${OLLAMA_DEFAULT_URL}`, 'connect clawboo-native ollama']);
   });
 
   it('saves a typed address once Ollama answers there', async () => {
@@ -46,6 +50,13 @@ describe('connectOllama', () => {
   it('only checks when OLLAMA_BASE_URL sets it up and nothing is typed', async () => {
     const { c, calls } = client(null, { ok: true });
     expect(await connectOllama(c, '', true)).toEqual({ ok: true, state: 'ready', url: 'OLLAMA_BASE_URL' });
-    expect(calls).toEqual(['check configured']);
+    expect(calls).toEqual(['check configured', 'connect clawboo-native ollama']);
+  });
+
+  it('refuses a typed address while OLLAMA_BASE_URL wins over it', async () => {
+    const { c, calls } = client(null, { ok: true });
+    const out = await connectOllama(c, 'http://gpu-box:11434', true);
+    expect(out.ok).toBe(false);
+    expect(calls).toEqual([]);
   });
 });
