@@ -70,7 +70,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.SysProcAttr = groupAttr()
+	InGroup(cmd)
 	// Our own pipes (not cmd.StdoutPipe): the child gets the write ends
 	// directly, and waiting for the process never races reading its output.
 	outR, outW, err := os.Pipe()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -43,8 +44,27 @@ type server struct {
 	cmd  *exec.Cmd
 	url  string
 	home string
-	errs *strings.Builder
+	errs *lockedBuffer
 	done chan error
+}
+
+// lockedBuffer is a child's stderr: exec's copying goroutine writes it
+// while a failing test may read it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 var servingLine = regexp.MustCompile(`^Clawboo is serving (http://\S+)/ \(home (.+)\)$`)
@@ -55,7 +75,7 @@ func startServe(t *testing.T, env []string, args ...string) *server {
 	cmd := exec.Command(bin, append([]string{"serve", "--home", home}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
-	errs := &strings.Builder{}
+	errs := &lockedBuffer{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -160,7 +160,7 @@ func restartServe(t *testing.T, home, addr string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--home", home, "--addr", addr)
 	cmd.Env = append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_MOCK_WORKTREES=1", "CLAWBOO_VAULT=file")
-	errs := &strings.Builder{}
+	errs := &lockedBuffer{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -235,6 +235,14 @@ func (h Harness) checkWaiter(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start hold: %v", err)
 	}
+	// While the run lives, Wait must wait: a Wait that returns at once
+	// (a run never counted) would let the host quit over live children.
+	early, cancelEarly := context.WithTimeout(ctx, 200*time.Millisecond)
+	err = w.Wait(early)
+	cancelEarly()
+	if err == nil {
+		t.Fatalf("%s: Wait returned while a run was live", a.ID())
+	}
 	_ = run.Abort(ctx)
 	CheckStream(t, req.RunID, Collect(t, ctx, run))
 	if err := w.Wait(ctx); err != nil {
