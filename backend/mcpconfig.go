@@ -2,8 +2,6 @@ package backend
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +31,7 @@ func MCPSecret(ctx context.Context, v *vault.Vault, name string) (string, error)
 	} else if !ok && v.Has(name) {
 		return "", fmt.Errorf("%s is stored in the vault (%s) but could not be read", name, v.Status().Backend)
 	}
-	s, err := newSecret()
+	s, err := mcp.NewToken()
 	if err != nil {
 		return "", err
 	}
@@ -43,14 +41,6 @@ func MCPSecret(ctx context.Context, v *vault.Vault, name string) (string, error)
 	return s, nil
 }
 
-// newSecret is 32 random bytes, URL-safe base64.
-func newSecret() (string, error) {
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(raw), nil
-}
 
 // MCPConfigOptions configure MCPConfig.
 type MCPConfigOptions struct {
@@ -121,9 +111,7 @@ func readPort(path string) (port int, guessed bool, err error) {
 
 // MCPClients are the clients `clawboo mcp config --client` can print an
 // attach configuration for; DefaultMCPClient is the generic JSON one.
-func MCPClients() []string {
-	return []string{mcp.ClientClaude, mcp.ClientCodex, mcp.ClientHermes, mcp.ClientOpenClaw, mcp.ClientJSON}
-}
+func MCPClients() []string { return slices.Clone(mcp.Clients) }
 
 // DefaultMCPClient is what `clawboo mcp config` prints without --client.
 const DefaultMCPClient = mcp.ClientJSON
@@ -199,7 +187,7 @@ func RotateMCPToken(ctx context.Context, o MCPConfigOptions) (note string, err e
 		return "", err
 	}
 	defer v.Close()
-	tok, err := newSecret()
+	tok, err := mcp.NewToken()
 	if err != nil {
 		return "", err
 	}

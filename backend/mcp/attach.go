@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -40,6 +41,9 @@ const TokenEnv = "CLAWBOO_MCP_TOKEN"
 // session can neither post to team chat nor delegate, so TeamChat is left
 // out, as the reference does.
 var openClawServers = []string{Tasks, Memory, Tools}
+
+// OpenClawServers lists the servers registered with an OpenClaw Gateway.
+func OpenClawServers() []string { return slices.Clone(openClawServers) }
 
 // AttachOptions say where the servers are and who attaches.
 type AttachOptions struct {

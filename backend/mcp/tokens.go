@@ -145,8 +145,9 @@ func (c *credentials) lookup(tok string) (credential, bool) {
 	return credential{}, false
 }
 
-// newToken is 32 random bytes, URL-safe base64 (43 characters).
-func newToken() (string, error) {
+// NewToken is 32 random bytes, URL-safe base64 (43 characters): every
+// MCP secret (install token, binding key, run token) is one.
+func NewToken() (string, error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return "", err
@@ -165,7 +166,7 @@ func (h *Hub) IssueRunToken(b Binding) (token string, revoke func(), err error) 
 	if !toolcall.ValidID(b.TeamID) || !toolcall.ValidID(b.AgentID) {
 		return "", nil, errors.New("mcp: the run's team or agent id is not a valid id")
 	}
-	tok, err := newToken()
+	tok, err := NewToken()
 	if err != nil {
 		return "", nil, err
 	}
@@ -204,7 +205,7 @@ func (h *Hub) RotateToken(ctx context.Context) (masked string, err error) {
 	c := h.creds
 	c.rotating.Lock()
 	defer c.rotating.Unlock()
-	tok, err := newToken()
+	tok, err := NewToken()
 	if err != nil {
 		return "", err
 	}

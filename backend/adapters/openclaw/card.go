@@ -65,7 +65,7 @@ func (s *Service) Status(ctx context.Context) Status {
 	if servers, err := MCPServers(ctx, s.client); err == nil {
 		st.MCPServers = servers
 		st.MCPRegistered = true
-		for _, n := range []string{mcp.Tasks, mcp.Memory, mcp.Tools} {
+		for _, n := range mcp.OpenClawServers() {
 			if servers[mcp.ServerName(n)] == "" {
 				st.MCPRegistered = false
 			}
