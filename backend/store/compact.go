@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Compaction keeps the event log from growing without bound: a finished
@@ -98,6 +99,9 @@ func (s *Store) CompactRun(ctx context.Context, runID string) (CompactStats, err
 		var more bool
 		err := s.InTx(ctx, func(tx *sql.Tx) (err error) {
 			c, next, carried, more, err = compactChunkTx(ctx, tx, runID, from, carried)
+			if err == nil && !more { // done: the age rule need not look at it again
+				_, err = tx.ExecContext(ctx, `UPDATE runs SET compacted_at = ? WHERE id = ?`, time.Now().UnixMilli(), runID)
+			}
 			return err
 		})
 		if err != nil {

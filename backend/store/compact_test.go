@@ -157,31 +157,38 @@ func TestCompactRunLeavesLiveRunsAlone(t *testing.T) {
 	}
 }
 
-func TestCompactOldStopsAtRecentRunsAndResumes(t *testing.T) {
+// The age rule takes finished runs old enough, oldest end first, each
+// once; a run still live or ended later holds back none of the others.
+func TestCompactOldSkipsLiveAndRecentRunsWithoutStalling(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
+	seedRun(t, s, "0", false, []ev{text("1"), text("2")}) // live, and first in id order
 	for _, id := range []string{"a", "b", "c"} {
 		seedRun(t, s, id, true, []ev{text("1"), text("2"), {Kind: "done"}})
 	}
-	seedRun(t, s, "d", false, []ev{text("1"), text("2")})
-	// "b" ended later than the cut-off: "a" is compacted, "b" and "c" wait.
 	if _, err := s.Writer().Exec(`UPDATE runs SET ended_at = 100 WHERE id = 'b'`); err != nil {
 		t.Fatal(err)
 	}
+	// "0" is live and "b" ended after the cut-off: a and c are compacted.
 	st, more, err := s.CompactOld(ctx, 50, 10)
-	if err != nil || more || st.Runs != 1 {
+	if err != nil || more || st.Runs != 2 {
 		t.Fatalf("%+v %v %v", st, more, err)
 	}
-	if len(storedLog(t, s, "a")) != 2 || len(storedLog(t, s, "c")) != 3 {
+	if len(storedLog(t, s, "a")) != 2 || len(storedLog(t, s, "b")) != 3 || len(storedLog(t, s, "c")) != 2 || len(storedLog(t, s, "0")) != 2 {
 		t.Fatal("wrong runs compacted")
 	}
-	// Later, b and c are old enough; the live d stops the pass.
+	// Later b is old enough; a page of one says more may wait.
 	st, more, err = s.CompactOld(ctx, 200, 1)
-	if err != nil || !more || st.Runs != 1 {
+	if err != nil || !more || st.Runs != 1 || len(storedLog(t, s, "b")) != 2 {
 		t.Fatalf("%+v %v %v", st, more, err)
 	}
+	// Nothing is taken twice: every finished run is done, the live one waits.
+	var waiting int
+	if err := s.Writer().QueryRow(`SELECT COUNT(*) FROM runs WHERE compacted_at IS NULL AND ended_at IS NOT NULL`).Scan(&waiting); err != nil || waiting != 0 {
+		t.Fatalf("%d finished runs still waiting (%v)", waiting, err)
+	}
 	st, more, err = s.CompactOld(ctx, 200, 10)
-	if err != nil || more || st.Runs != 1 || len(storedLog(t, s, "c")) != 2 || len(storedLog(t, s, "d")) != 2 {
+	if err != nil || more || st.Runs != 0 {
 		t.Fatalf("%+v %v %v", st, more, err)
 	}
 }

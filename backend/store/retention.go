@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,7 +27,6 @@ var DefaultRetention = Retention{CompactAfter: 24 * time.Hour, CompactOverBytes:
 const (
 	SettingCompactAfterHours = "retention.compact_after_hours"
 	SettingCompactOverBytes  = "retention.compact_over_bytes"
-	settingCompactedThrough  = "retention.compacted_through" // the age rule's cursor: a run id
 )
 
 // Retention reads the retention budgets; a missing or unreadable value
@@ -75,58 +73,37 @@ func (s *Store) SetRetention(ctx context.Context, r Retention, now int64) error 
 }
 
 // CompactOld compacts up to maxRuns finished runs that ended at or before
-// endedBefore (Unix ms), in id order from where the last call stopped. It
-// stops early at a run that is live or too recent (a later call resumes
-// there), and reports whether more runs may be waiting.
+// endedBefore (Unix ms) and were not compacted yet, oldest end first, and
+// reports whether more may be waiting. A run still live, or one that
+// ended later, holds back nothing: it is simply not among them yet.
 func (s *Store) CompactOld(ctx context.Context, endedBefore int64, maxRuns int) (CompactStats, bool, error) {
 	var st CompactStats
-	mark, err := s.GetSetting(ctx, settingCompactedThrough)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return st, false, err
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, status, ended_at FROM runs WHERE id > ? ORDER BY id LIMIT ?`, mark, maxRuns)
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM runs WHERE compacted_at IS NULL AND ended_at IS NOT NULL
+		AND ended_at <= ? AND status NOT IN (?, ?) ORDER BY ended_at LIMIT ?`, endedBefore, RunStarting, RunRunning, maxRuns)
 	if err != nil {
 		return st, false, fmt.Errorf("compact old runs: %w", err)
 	}
-	type cand struct {
-		id, status string
-		ended      sql.NullInt64
-	}
-	var cands []cand
+	var ids []string
 	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.id, &c.status, &c.ended); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return st, false, fmt.Errorf("compact old runs: %w", err)
 		}
-		cands = append(cands, c)
+		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return st, false, fmt.Errorf("compact old runs: %w", err)
 	}
-	advanced, stopped := mark, false
-	for _, c := range cands {
-		if c.status == RunStarting || c.status == RunRunning || !c.ended.Valid || c.ended.Int64 > endedBefore {
-			stopped = true
-			break
-		}
-		one, err := s.CompactRun(ctx, c.id)
-		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrRunLive) {
-			st.Add(one)
-			return st, false, errors.Join(err, s.putMark(ctx, advanced, mark))
-		}
+	for _, id := range ids {
+		one, err := s.CompactRun(ctx, id)
 		st.Add(one)
-		advanced = c.id
+		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrRunLive) {
+			return st, false, err
+		}
 	}
-	return st, !stopped && len(cands) == maxRuns, s.putMark(ctx, advanced, mark)
-}
-
-func (s *Store) putMark(ctx context.Context, advanced, mark string) error {
-	if advanced == mark {
-		return nil
-	}
-	return s.PutSetting(ctx, settingCompactedThrough, advanced, time.Now().UnixMilli())
+	return st, len(ids) == maxRuns, nil
 }
 
 // Sizes is the disk the database takes.
