@@ -41,7 +41,6 @@ func MCPSecret(ctx context.Context, v *vault.Vault, name string) (string, error)
 	return s, nil
 }
 
-
 // MCPConfigOptions configure MCPConfig.
 type MCPConfigOptions struct {
 	Home   string              // --home; empty: $CLAWBOO_HOME, else ~/.clawboo
