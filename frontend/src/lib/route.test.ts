@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHash, routeHash } from './route';
+import { isDefaultHash, parseHash, routeHash } from './route';
 
 describe('routes', () => {
   it('parses the known pages and defaults to runs', () => {
@@ -41,8 +41,32 @@ describe('routes', () => {
     expect(parseHash('#openclaw/anything')).toEqual({ page: 'openclaw' });
   });
 
+  it('parses teams, a team room and the welcome', () => {
+    expect(parseHash('#/teams')).toEqual({ page: 'teams', teamId: null });
+    expect(parseHash('#/teams/')).toEqual({ page: 'teams', teamId: null });
+    expect(parseHash('#/teams/team-01ABC')).toEqual({ page: 'teams', teamId: 'team-01ABC' });
+    expect(parseHash('#teams/a%20b/extra')).toEqual({ page: 'teams', teamId: 'a b' });
+    expect(parseHash('#/welcome')).toEqual({ page: 'welcome' });
+    expect(parseHash('#/welcome/anything')).toEqual({ page: 'welcome' });
+  });
+
+  it('parses the board’s team filter', () => {
+    expect(parseHash('#/board?team=t1')).toEqual({ page: 'board', taskId: null, teamId: 't1' });
+    expect(parseHash('#/board/01TASK?team=t%201')).toEqual({ page: 'board', taskId: '01TASK', teamId: 't 1' });
+    expect(parseHash('#/board?team=')).toEqual({ page: 'board', taskId: null, teamId: '' });
+    expect(parseHash('#/board?other=1')).toEqual({ page: 'board', taskId: null });
+    expect(parseHash('#/board').teamId).toBeUndefined();
+    expect(routeHash({ page: 'board', taskId: null, teamId: 'a/b' })).toBe('#/board?team=a%2Fb');
+    expect(routeHash({ page: 'board', taskId: 'x', teamId: 't' })).toBe('#/board/x?team=t');
+  });
+
+  it('knows the bare URL', () => {
+    for (const h of ['', '#', '#/', '#//']) expect(isDefaultHash(h)).toBe(true);
+    for (const h of ['#/runs', '#/board', '#/teams/x', '#/welcome']) expect(isDefaultHash(h)).toBe(false);
+  });
+
   it('round-trips', () => {
-    for (const h of ['#/approvals', '#/openclaw', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
+    for (const h of ['#/teams', '#/teams/t%201', '#/welcome', '#/board?team=t1', '#/board/x?team=t1', '#/approvals', '#/openclaw', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
       expect(routeHash(parseHash(h))).toBe(h);
     }
   });

@@ -1,12 +1,17 @@
 // Hash routes: #/runs, #/runs/<id>, #/runtimes, #/board, #/board/<taskId>
-// (the task's drawer open), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals,
+// (the task's drawer open; either may end in ?team=<teamId>, which sets the
+// board's team filter), #/teams, #/teams/<teamId> (its room and mission
+// control), #/welcome (the first run), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals,
 // #/openclaw (the tool activity of OpenClaw runs Clawboo did not start). Hash routing needs nothing from the
 // server and works the same at wails://wails/ and over HTTP.
 
 export type Route =
   | { page: 'runs'; runId: string | null }
   | { page: 'runtimes' }
-  | { page: 'board'; taskId: string | null }
+  /** teamId, when present, sets the board's team filter ("" shows every team); absent keeps it. */
+  | { page: 'board'; taskId: string | null; teamId?: string }
+  | { page: 'teams'; teamId: string | null }
+  | { page: 'welcome' }
   | { page: 'spend' }
   | { page: 'agents'; agentId: string | null }
   | { page: 'approvals' }
@@ -22,7 +27,10 @@ function decodeId(raw: string): string {
 }
 
 export function parseHash(hash: string): Route {
-  const path = hash.replace(/^#/, '').replace(/^\/+/, '');
+  const full = hash.replace(/^#/, '').replace(/^\/+/, '');
+  const q = full.indexOf('?');
+  const path = q < 0 ? full : full.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : full.slice(q + 1));
   const [head, ...rest] = path.split('/').filter((p) => p !== '');
   const id = rest.length > 0 ? decodeId(rest[0]!) : null;
   switch (head) {
@@ -34,8 +42,14 @@ export function parseHash(hash: string): Route {
       return { page: 'approvals' };
     case 'openclaw':
       return { page: 'openclaw' };
-    case 'board':
-      return { page: 'board', taskId: id };
+    case 'board': {
+      const team = query.get('team');
+      return team === null ? { page: 'board', taskId: id } : { page: 'board', taskId: id, teamId: team };
+    }
+    case 'teams':
+      return { page: 'teams', teamId: id };
+    case 'welcome':
+      return { page: 'welcome' };
     case 'agents':
       return { page: 'agents', agentId: id };
     case 'runs':
@@ -59,9 +73,20 @@ export function routeHash(r: Route): string {
       return '#/openclaw';
     case 'agents':
       return r.agentId ? `#/agents/${encodeURIComponent(r.agentId)}` : '#/agents';
-    case 'board':
-      return r.taskId ? `#/board/${encodeURIComponent(r.taskId)}` : '#/board';
+    case 'board': {
+      const base = r.taskId ? `#/board/${encodeURIComponent(r.taskId)}` : '#/board';
+      return r.teamId === undefined ? base : `${base}?team=${encodeURIComponent(r.teamId)}`;
+    }
+    case 'teams':
+      return r.teamId ? `#/teams/${encodeURIComponent(r.teamId)}` : '#/teams';
+    case 'welcome':
+      return '#/welcome';
     case 'runs':
       return r.runId ? `#/runs/${encodeURIComponent(r.runId)}` : '#/runs';
   }
+}
+
+/** True for the bare URL (no page named): the landing page, where the first-run welcome may take over. */
+export function isDefaultHash(hash: string): boolean {
+  return /^#?\/*$/.test(hash);
 }

@@ -53,6 +53,7 @@ import type {
 import { AgentsApi } from './agentClient';
 import { ApprovalsApi } from './approvalClient';
 import { OpenClawApi } from './openclawClient';
+import { OnboardingApi, TeamsApi } from './teamClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
@@ -84,6 +85,10 @@ export class ApiClient {
   readonly agents = new AgentsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The approvals queue (approvalClient.ts). */
   readonly approvals = new ApprovalsApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** Teams, their rooms and mission control (teamClient.ts). */
+  readonly teams = new TeamsApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** The first-run welcome (teamClient.ts). */
+  readonly onboarding = new OnboardingApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The OpenClaw Gateway's settings, status, MCP registration and activity (openclawClient.ts). */
   readonly openclaw = new OpenClawApi(
     (method, path, body, signal) => this.request(method, path, body, signal),
@@ -111,6 +116,8 @@ export class ApiClient {
       throw new ApiError(0, UNREACHABLE);
     }
     if (!res.ok) throw await errorFromResponse(res);
+    // 204 (a team deleted, the welcome skipped) has no body to read.
+    if (res.status === 204) return null;
     try {
       return (await res.json()) as unknown;
     } catch {

@@ -111,3 +111,18 @@ export function makeTask(over: Partial<Task> = {}): Task {
     ...over,
   };
 }
+
+/** A room post: an agent's reply, unless overridden. */
+export function makePost(seq: number, over: Partial<import('../api/teamTypes').Post> = {}): import('../api/teamTypes').Post {
+  return {
+    seq,
+    teamId: 'team-1',
+    authorAgentId: 'lead-1',
+    authorName: 'Lead',
+    kind: 'peer',
+    body: `post ${seq}`,
+    assignee: null,
+    createdAt: 1_700_000_000_000 + seq,
+    ...over,
+  };
+}

@@ -1,0 +1,152 @@
+// One team's room, live: the history read page by page, then the room's
+// stream from the last seq (Last-Event-ID: the stream resumes after it with
+// no loss, and mergePosts drops any post seen twice). Deltas and turns feed
+// the typing bubbles; turns and board events re-read mission control
+// (debounced), which is also re-read every 10 s.
+
+import { describeError, type ApiClient } from '../../lib/api/client';
+import { teamStreamUrl } from '../../lib/api/teamClient';
+import { decodePost, parseDelta, parseTeamBoard, parseTurn } from '../../lib/api/teamDecode';
+import type { Mission, Post, Team } from '../../lib/api/teamTypes';
+import { openSseStream, type SseStream } from '../../lib/sse/stream';
+import type { SseMessage } from '../../lib/sse/parser';
+import { applyDelta, applyPost, applyTurn, lastSeq, mergePosts, type Bubble } from './room';
+
+const PAGE = 500;
+const MISSION_EVERY_MS = 10_000;
+const MISSION_DEBOUNCE_MS = 300;
+
+export class RoomStore {
+  team = $state.raw<Team | null>(null);
+  posts = $state.raw<readonly Post[]>([]);
+  bubbles = $state.raw<readonly Bubble[]>([]);
+  mission = $state.raw<Mission | null>(null);
+  loaded = $state(false);
+  /** The room's load or stream error, in words; "" when fine. */
+  error = $state('');
+  missionError = $state('');
+  online = $state(false);
+  /** The newest post that came over the stream (for the aria-live line); null before any. */
+  latest = $state.raw<Post | null>(null);
+
+  private stream: SseStream | null = null;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private soon: ReturnType<typeof setTimeout> | undefined;
+  private ctl = new AbortController();
+  private missionSeq = 0;
+
+  constructor(
+    private readonly api: ApiClient,
+    readonly teamId: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const signal = this.ctl.signal;
+    this.timer = setInterval(() => void this.loadMission(), MISSION_EVERY_MS);
+    void this.loadMission();
+    try {
+      const [team] = await Promise.all([this.api.teams.get(this.teamId, signal), this.loadHistory(signal)]);
+      if (signal.aborted) return;
+      this.team = team;
+      this.loaded = true;
+    } catch (err) {
+      if (signal.aborted) return;
+      this.error = describeError(err);
+      return;
+    }
+    this.openStream();
+  }
+
+  stop(): void {
+    this.ctl.abort();
+    this.stream?.close();
+    this.stream = null;
+    clearInterval(this.timer);
+    clearTimeout(this.soon);
+  }
+
+  /** Reads every post after the newest one held, page by page. */
+  private async loadHistory(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const page = await this.api.teams.posts(this.teamId, lastSeq(this.posts), PAGE, signal);
+      if (signal.aborted) return;
+      this.posts = mergePosts(this.posts, page.posts);
+      if (!page.more || page.posts.length === 0) return;
+    }
+  }
+
+  private openStream(): void {
+    this.stream = openSseStream({
+      url: teamStreamUrl(this.teamId),
+      lastEventId: String(lastSeq(this.posts)),
+      onMessage: (m) => this.onMessage(m),
+      onState: (s) => {
+        this.online = s === 'open';
+        if (s === 'open') this.error = '';
+      },
+      onOpen: ({ reconnect }) => {
+        // Bubbles of turns that ended while the stream was down would stay forever.
+        if (reconnect) this.bubbles = [];
+        if (reconnect) this.missionSoon();
+      },
+      onFatal: (err) => {
+        this.error = describeError(err);
+      },
+      maxDelayMs: 10_000,
+    });
+  }
+
+  /** Handles one message of the room's stream. */
+  onMessage(m: SseMessage): void {
+    switch (m.event) {
+      case 'post': {
+        const p = decodePost(JSON.parse(m.data));
+        this.addPosts([p]);
+        if (this.posts[this.posts.length - 1] === p) this.latest = p;
+        break;
+      }
+      case 'delta': {
+        const d = parseDelta(m.data);
+        if (d) this.bubbles = applyDelta(this.bubbles, d);
+        break;
+      }
+      case 'turn': {
+        const t = parseTurn(m.data);
+        if (t) this.bubbles = applyTurn(this.bubbles, t);
+        this.missionSoon();
+        break;
+      }
+      case 'board':
+        if (parseTeamBoard(m.data)) this.missionSoon();
+        break;
+    }
+  }
+
+  /** Puts committed posts in place (the POST's answer, the stream's): each once, by seq. */
+  addPosts(ps: readonly Post[]): void {
+    const next = mergePosts(this.posts, ps);
+    if (next === this.posts) return;
+    this.posts = next;
+    let b = this.bubbles;
+    for (const p of ps) b = applyPost(b, p);
+    this.bubbles = b;
+  }
+
+  missionSoon(): void {
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => void this.loadMission(), MISSION_DEBOUNCE_MS);
+  }
+
+  async loadMission(): Promise<void> {
+    const mine = ++this.missionSeq;
+    try {
+      const m = await this.api.teams.mission(this.teamId, this.ctl.signal);
+      if (mine !== this.missionSeq) return;
+      this.mission = m;
+      this.team = m.team;
+      this.missionError = '';
+    } catch (err) {
+      if (mine === this.missionSeq && !this.ctl.signal.aborted) this.missionError = describeError(err);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../lib/api/errors';
+import type { Post } from '../../lib/api/teamTypes';
+import { makePost } from '../../lib/testing/fixtures';
+import {
+  applyDelta,
+  applyPost,
+  applyTurn,
+  assigneeLabel,
+  chatErrorWords,
+  lastSeq,
+  mergePosts,
+  postStyle,
+  stateWords,
+  taskCounts,
+  type Bubble,
+} from './room';
+
+const seqs = (ps: readonly Post[]) => ps.map((p) => p.seq);
+
+describe('mergePosts', () => {
+  it('appends newer posts in order', () => {
+    const a = [makePost(1), makePost(2)];
+    expect(seqs(mergePosts(a, [makePost(3), makePost(4)]))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('never shows a post twice: a resume that overlaps, a POST answer then its stream copy', () => {
+    const a = [makePost(1), makePost(2), makePost(3)];
+    const b = mergePosts(a, [makePost(2), makePost(3), makePost(4), makePost(4)]);
+    expect(seqs(b)).toEqual([1, 2, 3, 4]);
+    // The first copy wins.
+    const first = makePost(5, { body: 'first' });
+    expect(mergePosts(mergePosts(b, [first]), [makePost(5, { body: 'again' })]).at(-1)!.body).toBe('first');
+  });
+
+  it('puts a late older post in its place', () => {
+    expect(seqs(mergePosts([makePost(1), makePost(4)], [makePost(3), makePost(2), makePost(5)]))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('answers the same array when nothing is new, so the view skips the update', () => {
+    const a = [makePost(1), makePost(2)];
+    expect(mergePosts(a, [])).toBe(a);
+    expect(mergePosts(a, [makePost(1), makePost(2)])).toBe(a);
+  });
+
+  it('does not change its input', () => {
+    const a = [makePost(1)];
+    mergePosts(a, [makePost(2)]);
+    expect(seqs(a)).toEqual([1]);
+  });
+
+  it('merges a thousand posts quickly', () => {
+    let list: readonly Post[] = [];
+    const t0 = performance.now();
+    for (let i = 1; i <= 1000; i++) list = mergePosts(list, [makePost(i)]);
+    list = mergePosts(list, Array.from({ length: 1000 }, (_, i) => makePost(i + 1)));
+    expect(list).toHaveLength(1000);
+    expect(lastSeq(list)).toBe(1000);
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+
+  it('lastSeq is 0 for an empty room', () => {
+    expect(lastSeq([])).toBe(0);
+  });
+});
+
+describe('typing bubbles', () => {
+  const running = { runId: 'r1', agentId: 'lead-1', status: 'running' as const };
+
+  it('a turn start shows an empty bubble; deltas append; the turn end removes it', () => {
+    let b: readonly Bubble[] = applyTurn([], running);
+    expect(b).toEqual([{ runId: 'r1', agentId: 'lead-1', text: '' }]);
+    expect(applyTurn(b, running)).toBe(b);
+    b = applyDelta(b, { runId: 'r1', agentId: 'lead-1', text: 'Hel' });
+    b = applyDelta(b, { runId: 'r1', agentId: 'lead-1', text: 'lo' });
+    expect(b[0]!.text).toBe('Hello');
+    expect(applyTurn(b, { ...running, status: 'ended' })).toEqual([]);
+  });
+
+  it('a delta whose turn start was missed makes its bubble', () => {
+    expect(applyDelta([], { runId: 'r2', agentId: 'dev', text: 'x' })).toEqual([{ runId: 'r2', agentId: 'dev', text: 'x' }]);
+    const b: Bubble[] = [];
+    expect(applyDelta(b, { runId: 'r2', agentId: 'dev', text: '' })).toBe(b);
+  });
+
+  it('the committed post replaces its author’s bubble, not others’', () => {
+    const b: Bubble[] = [
+      { runId: 'r1', agentId: 'lead-1', text: 'typing' },
+      { runId: 'r2', agentId: 'dev', text: 'other' },
+    ];
+    expect(applyPost(b, makePost(9))).toEqual([{ runId: 'r2', agentId: 'dev', text: 'other' }]);
+    expect(applyPost(b, makePost(9, { kind: 'user', authorAgentId: 'user' }))).toBe(b);
+    expect(applyPost(b, makePost(9, { kind: 'system', authorAgentId: 'system' }))).toBe(b);
+  });
+
+  it('an ended turn of an unknown run changes nothing', () => {
+    const b: Bubble[] = [{ runId: 'r1', agentId: 'a', text: '' }];
+    expect(applyTurn(b, { runId: 'zz', agentId: 'a', status: 'ended' })).toBe(b);
+  });
+});
+
+describe('post words', () => {
+  it('styles a person’s, an agent’s and the orchestrator’s posts apart', () => {
+    expect(postStyle(makePost(1, { kind: 'user', authorAgentId: 'user' }))).toBe('user');
+    expect(postStyle(makePost(1))).toBe('agent');
+    expect(postStyle(makePost(1, { kind: 'delegate' }))).toBe('agent');
+    expect(postStyle(makePost(1, { kind: 'system', authorAgentId: 'system' }))).toBe('system');
+  });
+
+  it('names a delegation’s assignee by the member’s name', () => {
+    const members = [{ agentId: 'dev-1', name: 'Dev', runtime: 'clawboo-mock', role: 'member' as const }];
+    expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: 'dev-1' }), members)).toBe('→ @Dev');
+    expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: '@Writer' }), members)).toBe('→ @Writer');
+    expect(assigneeLabel(makePost(1, { kind: 'peer', assignee: 'dev-1' }), members)).toBe('');
+    expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: null }), members)).toBe('');
+  });
+});
+
+describe('mission words', () => {
+  it('says each state in words', () => {
+    expect(stateWords({ state: 'idle' })).toBe('idle');
+    expect(stateWords({ state: 'working', taskTitle: 'Fix the login' })).toBe('working on “Fix the login”');
+    expect(stateWords({ state: 'working' })).toBe('working in the room');
+    expect(stateWords({ state: 'waiting_approval' })).toBe('waiting for approval');
+    expect(stateWords({ state: 'waiting_approval', taskTitle: 'Deploy' })).toBe('waiting for approval on “Deploy”');
+    expect(stateWords({ state: 'over_budget' })).toBe('over budget');
+    expect(stateWords({ state: 'not_ready' })).toBe('runtime not ready');
+  });
+
+  it('counts tasks in board order, leaving out zeros', () => {
+    expect(taskCounts({ done: 2, todo: 1, backlog: 0, weird: 1, in_progress: 3 })).toEqual([
+      { status: 'todo', n: 1 },
+      { status: 'in_progress', n: 3 },
+      { status: 'done', n: 2 },
+      { status: 'weird', n: 1 },
+    ]);
+  });
+});
+
+describe('chat errors', () => {
+  it('says why a message was not sent', () => {
+    expect(chatErrorWords(new ApiError(409, 'team budget is paused', 'budget_paused'))).toMatch(/^Not sent: the team’s budget is paused \(team budget is paused\)/);
+    expect(chatErrorWords(new ApiError(409, 'the team has no leader'))).toBe('Not sent: the team has no leader.');
+    expect(chatErrorWords(new ApiError(503, 'claude-code is not installed.'))).toBe(
+      'Not sent: the runtime is not ready (claude-code is not installed). Connect it on Runtimes.',
+    );
+    expect(chatErrorWords(new ApiError(0, 'cannot reach the Clawboo backend'))).toBe('Not sent: cannot reach the Clawboo backend.');
+  });
+});

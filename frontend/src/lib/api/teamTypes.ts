@@ -1,0 +1,145 @@
+// Wire types of the teams, room, mission-control and first-run routes
+// (docs/teams.md, backend/api/teams.go), spelled exactly as the JSON.
+// Times are Unix milliseconds.
+
+export type MemberRole = 'leader' | 'member';
+
+export interface Member {
+  agentId: string;
+  name: string;
+  runtime: string;
+  role: MemberRole;
+}
+
+export interface Team {
+  id: string;
+  name: string;
+  leaderAgentId: string | null;
+  brief: string;
+  repoPath: string | null;
+  createdAt: number;
+  updatedAt: number;
+  members: Member[];
+}
+
+export interface NewTeamRequest {
+  name: string;
+  leaderAgentId?: string;
+  brief?: string;
+  repoPath?: string;
+}
+
+/** null clears the leader or the repository. */
+export interface TeamPatch {
+  name?: string;
+  leaderAgentId?: string | null;
+  brief?: string;
+  repoPath?: string | null;
+}
+
+export type PostKind = 'user' | 'peer' | 'delegate' | 'system';
+
+/** One post of a team's room. authorAgentId is "user" for a person, "system" for the orchestrator. */
+export interface Post {
+  seq: number;
+  teamId: string;
+  authorAgentId: string;
+  authorName: string;
+  kind: PostKind;
+  body: string;
+  assignee: string | null;
+  createdAt: number;
+}
+
+export interface PostsPage {
+  posts: Post[];
+  more: boolean;
+}
+
+export interface ChatRequest {
+  message: string;
+  targetAgentId?: string;
+}
+
+/** Stream event `delta`: live text of a turn (lossy, coalesced). */
+export interface DeltaEvent {
+  runId: string;
+  agentId: string;
+  text: string;
+}
+
+/** Stream event `turn`: a turn started or ended. */
+export interface TurnEvent {
+  runId: string;
+  agentId: string;
+  status: 'running' | 'ended';
+  reason?: string;
+}
+
+/** Stream event `board`: a task of the team changed. */
+export interface TeamBoardEvent {
+  taskId: string;
+  title: string;
+  status: string;
+  assigneeAgentId: string | null;
+}
+
+export type MemberState = 'idle' | 'working' | 'waiting_approval' | 'over_budget' | 'not_ready';
+
+export interface MissionMember extends Member {
+  state: MemberState;
+  taskId?: string;
+  taskTitle?: string;
+  runId?: string;
+  latestLine?: string;
+}
+
+export interface RecentTask {
+  id: string;
+  title: string;
+  status: string;
+  kind: string;
+  assigneeAgentId: string | null;
+  updatedAt: number;
+}
+
+export interface Mission {
+  team: Team;
+  members: MissionMember[];
+  costTodayUsd: number;
+  tasks: Record<string, number>;
+  recentTasks: RecentTask[];
+}
+
+export interface OnboardingProvider {
+  id: string;
+  name: string;
+  connected: boolean;
+  defaultModel: string;
+  keyless: boolean;
+}
+
+export interface OnboardingSpecialist {
+  runtime: string;
+  name: string;
+  ready: boolean;
+}
+
+export interface OnboardingState {
+  needed: boolean;
+  teams: number;
+  providers: OnboardingProvider[];
+  specialists: OnboardingSpecialist[];
+}
+
+export interface SeedRequest {
+  provider: string;
+  model?: string;
+  repoPath?: string;
+  specialists?: string[];
+}
+
+export interface SeedAnswer {
+  team: Team;
+  suggestedMessage: string;
+}
