@@ -14,6 +14,11 @@ export class BoardStore {
   /** The last list error, in words; "" when fine. */
   error = $state('');
   readonly byStatus = $derived(columns(this.tasks));
+  /** The board page shows only this team's tasks ("" for every task); kept here so it outlives the page. */
+  teamFilter = $state('');
+  /** The tasks the board page shows: every task, or the filter's team's. */
+  readonly shown = $derived(this.teamFilter ? this.tasks.filter((t) => t.teamId === this.teamFilter) : this.tasks);
+  readonly shownByStatus = $derived(this.teamFilter ? columns(this.shown) : this.byStatus);
 
   private unsubscribe: (() => void)[] = [];
   private retry: ReturnType<typeof setTimeout> | undefined;

@@ -10,9 +10,11 @@ import type { ProviderKey } from '../../lib/api/types';
 import { connectKey, type ConnectClient } from '../runtimes/connectFlow';
 import { connectOllama, type OllamaClient } from '../runtimes/ollamaFlow';
 
-export interface WelcomeClient extends ConnectClient, OllamaClient {
-  onboarding: { seedNativeTeam(req: SeedRequest): Promise<SeedAnswer> };
-}
+/** The calls the flow makes: the ApiClient, or a fake in tests. */
+export type WelcomeClient = ConnectClient &
+  OllamaClient & {
+    onboarding: { seedNativeTeam(req: SeedRequest): Promise<SeedAnswer> };
+  };
 
 export interface WelcomeInput {
   provider: OnboardingProvider;
