@@ -34,10 +34,12 @@ import (
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
+	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/backend/teams"
 	"github.com/clawboo/desktop/backend/vault"
 	"github.com/clawboo/desktop/backend/worktree"
 )
@@ -76,6 +78,9 @@ type Backend struct {
 	// Agents owns agents and their native configs; its Load is what the
 	// native adapter reads an agent's config through.
 	Agents *agents.Service
+	// Teams and Orchestrator make agents a team (docs/teams.md).
+	Teams        *teams.Service
+	Orchestrator *orchestrate.Engine
 
 	resolver     *proc.Resolver
 	watcher      *proc.Watcher
@@ -166,9 +171,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
+	if err := b.openTeams(ctx); err != nil {
+		_ = b.Close(ctx)
+		return nil, fmt.Errorf("start teams: %w", err)
+	}
 	b.API = api.New(api.Options{
-		Agents: b.Agents,
-		Store:  st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
+		Agents: b.Agents, Teams: b.Teams, Orchestrator: b.Orchestrator, TeamProbes: b.teamProbes(),
+		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
 	})
@@ -242,8 +251,14 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	b.closed = true
 	var err error
+	if b.Orchestrator != nil {
+		b.Orchestrator.Shutdown() // no new turns or delegations while runs stop
+	}
 	if b.Supervisor != nil {
 		err = b.Supervisor.Close(ctx)
+	}
+	if b.Orchestrator != nil {
+		b.Orchestrator.Close()
 	}
 	// A run's done can go out before its CLI has exited; adapters that own
 	// children say when every one is reaped, so none outlives the app.

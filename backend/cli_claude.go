@@ -49,7 +49,7 @@ func openClaude(b *Backend, opts Options) executor.Adapter {
 // with the run's signed binding, and the run's own token (revoked when
 // the run ends). Nothing when there is nothing to attach (see runAttach).
 func (b *Backend) claudeMCP(ctx context.Context, req executor.StartRequest) (claudecode.MCPServers, error) {
-	a, ok, err := b.runAttach(ctx, req.TeamID, req.AgentID)
+	a, ok, err := b.runAttach(ctx, req)
 	if !ok || err != nil {
 		return claudecode.MCPServers{}, err
 	}

@@ -136,6 +136,7 @@ func TestClaudeBoardTask(t *testing.T) {
 	}
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
+	mustTeam(t, rg.b, "team-cc")
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the claude note", "teamId": "team-cc",
 		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)

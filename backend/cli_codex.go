@@ -37,7 +37,7 @@ func openCodex(b *Backend, opts Options) executor.Adapter {
 // token (revoked when the run ends), or nil when there is nothing to
 // attach (see runAttach).
 func (b *Backend) codexMCP(ctx context.Context, req executor.StartRequest) (*codex.MCP, error) {
-	a, ok, err := b.runAttach(ctx, req.TeamID, req.AgentID)
+	a, ok, err := b.runAttach(ctx, req)
 	if !ok || err != nil {
 		return nil, err
 	}

@@ -148,6 +148,7 @@ func TestCodexBoardTask(t *testing.T) {
 	}
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
+	mustTeam(t, e.b, "team-cx")
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the codex note", "teamId": "team-cx",
 		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)

@@ -41,8 +41,8 @@ func openHermes(b *Backend, opts Options) executor.Adapter {
 		},
 		// The run's own token, revoked when the run ends: the mcp.json
 		// left in the managed home holds a token that no longer works.
-		Attach: func(ctx context.Context, teamID, agentID string) (string, error) {
-			a, ok, err := b.runAttach(ctx, teamID, agentID)
+		Attach: func(ctx context.Context, req executor.StartRequest) (string, error) {
+			a, ok, err := b.runAttach(ctx, req)
 			if !ok || err != nil {
 				return "", err
 			}

@@ -141,6 +141,7 @@ func TestHermesE2EBoardTask(t *testing.T) {
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
 	desc := "Write the plan.\n!write notes/plan.md # Plan\\n\\n1. Read the repo.\\n\n!env\n!mcp\n!reply plan written"
+	mustTeam(t, e.b, "team-h")
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the plan", "teamId": "team-h",
 		"repoPath": repo, "kind": "code", "status": "todo", "description": desc}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d %+v", code, created)

@@ -145,6 +145,8 @@ func TestClaudeRunToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	var created struct{ Task board.Task }
+	mustTeam(t, rg.b, "team-zz")
+	mustTeam(t, rg.b, "team-cc")
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Elsewhere", "teamId": "team-zz", "status": "todo"}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 )
 
@@ -35,7 +36,7 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 	}
 	h, err := mcp.New(mcp.Options{
 		Token: token, BindingKey: []byte(key), Store: b.Store, Board: newMCPBoard(b.Board), Version: version,
-		Log: b.log.With("part", "mcp"), Approvals: approvals,
+		Log: b.log.With("part", "mcp"), Approvals: approvals, Team: teamHooks{b},
 		// A rotated install token is stored before it is served; the
 		// Gateway, whose token is derived from it, is registered again.
 		SaveToken: func(ctx context.Context, tok string) error { return b.Vault.Set(ctx, mcpTokenName, tok) },
@@ -62,9 +63,11 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 // the server is not listening (no URL a child could reach), or the run has
 // neither a team nor an agent (a run token is never unbound, and the
 // install token never goes to a runtime).
-func (b *Backend) runAttach(ctx context.Context, teamID, agentID string) (a mcp.Attach, ok bool, err error) {
+func (b *Backend) runAttach(ctx context.Context, req executor.StartRequest) (a mcp.Attach, ok bool, err error) {
 	base := b.BaseURL()
-	bind := mcp.Binding{TeamID: teamID, AgentID: agentID}
+	// A team leader's turn (the host gave it a Delegate) is signed
+	// delegate=1, so its team_delegate tool exists; no other run's is.
+	bind := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, Delegate: req.Delegate != nil && req.TeamID != ""}
 	if b.MCP == nil || base == "" || !bind.Bound() {
 		return mcp.Attach{}, false, nil
 	}

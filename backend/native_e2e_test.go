@@ -123,6 +123,7 @@ func TestNativeE2EBoardTask(t *testing.T) {
 	// in the same team.
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
+	mustTeam(t, b, "team-e2e")
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the plan", "teamId": "team-e2e",
 		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
 		t.Fatalf("create parent: %d %+v", code, created)

@@ -113,3 +113,10 @@ func (s *Service) ready(ctx context.Context, a Agent, states map[string]bool) bo
 	}
 	return false
 }
+
+// ProviderConnected reports whether a provider of config's table has its
+// key (or, for Ollama, its address) where the native runtime finds it.
+func (s *Service) ProviderConnected(id string) bool {
+	p, ok := config.ProviderByID(id)
+	return ok && s.connected(p)
+}

@@ -36,9 +36,11 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
+	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/backend/teams"
 	"github.com/clawboo/desktop/backend/worktree"
 )
 
@@ -72,6 +74,11 @@ type Options struct {
 	// Agents manages agents and their native configs (nil: the agents
 	// routes answer 503).
 	Agents *agents.Service
+	// Teams and Orchestrator serve /api/teams and the team rooms (nil: 503);
+	// TeamProbes answer mission control's readiness questions.
+	Teams        *teams.Service
+	Orchestrator *orchestrate.Engine
+	TeamProbes   orchestrate.Probes
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -167,6 +174,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/openclaw/status", methods{"GET": a.openClawStatus})
 	a.mux.Handle("/api/openclaw/mcp", methods{"POST": a.registerOpenClawMCP})
 	a.mux.Handle("/api/openclaw/activity", methods{"GET": a.openClawActivity})
+	a.routeTeams()
 	a.agentRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)

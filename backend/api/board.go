@@ -45,6 +45,9 @@ type createTaskBody struct {
 	BaseRef       string `json:"baseRef"`
 	Kind          string `json:"kind"`
 	VerifyCommand string `json:"verifyCommand"`
+	// AssigneeAgentID names the agent meant to work it (its runtime comes
+	// with it); the team must be a real team.
+	AssigneeAgentID string `json:"assigneeAgentId"`
 }
 
 func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
@@ -52,10 +55,25 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &b) {
 		return
 	}
-	t, err := a.opts.Board.Create(r.Context(), board.NewTask{
+	if b.TeamID != "" && a.opts.Teams != nil {
+		if ok, err := a.opts.Teams.Exists(r.Context(), b.TeamID); err != nil || !ok {
+			writeError(w, http.StatusBadRequest, "unknown team '%s': create it first (POST /api/teams)", truncate(b.TeamID, 64))
+			return
+		}
+	}
+	n := board.NewTask{
 		Title: b.Title, Description: b.Description, Status: board.Status(b.Status), Priority: b.Priority, TeamID: b.TeamID,
 		ParentID: b.ParentTaskID, RepoPath: b.RepoPath, BaseRef: b.BaseRef, Kind: board.Kind(b.Kind), VerifyCommand: b.VerifyCommand,
-	})
+	}
+	if b.AssigneeAgentID != "" && a.opts.Agents != nil {
+		ag, err := a.opts.Agents.Get(r.Context(), b.AssigneeAgentID)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "unknown assignee agent '%s'", truncate(b.AssigneeAgentID, 64))
+			return
+		}
+		n.AssigneeAgentID, n.AssigneeRuntime = ag.ID, ag.Runtime
+	}
+	t, err := a.opts.Board.Create(r.Context(), n)
 	if err != nil {
 		boardError(w, err)
 		return

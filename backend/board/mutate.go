@@ -23,9 +23,10 @@ type NewTask struct {
 	RepoPath      string
 	BaseRef       string
 	VerifyCommand string
-	// AssigneeRuntime suggests the runtime to work it; a claim replaces it
-	// with the claimer's.
+	// AssigneeRuntime suggests the runtime to work it, AssigneeAgentID the
+	// agent; a claim replaces both with the claimer's.
 	AssigneeRuntime string
+	AssigneeAgentID string
 }
 
 func optional(s string) *string {
@@ -108,9 +109,9 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 			}
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO tasks(id, title, description, status, priority, kind, team_id, parent_id, root_id,
-			depth, repo_path, base_ref, verify_command, assignee_runtime, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, strings.TrimSpace(n.Title), n.Description, n.Status, n.Priority, n.Kind, team, optional(n.ParentID), root,
-			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), now, now)
+			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now)
 		return err
 	})
 }

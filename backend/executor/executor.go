@@ -98,7 +98,25 @@ type StartRequest struct {
 	// Emitter stamps and carries the run's events. The host creates it; the
 	// adapter emits through it and returns its channel from Run.Events.
 	Emitter *Emitter
+	// Delegate is set only for a team leader's turn: the adapter offers
+	// delegation (native's delegate tool, the mock's !delegate, the signed
+	// team_delegate MCP tool) and hands each signal to it. nil: the run
+	// cannot delegate, and adapters offer nothing.
+	Delegate DelegateFunc
 }
+
+// Delegation is a leader's typed signal to hand work to a member of its
+// team. Kind ("code", "research", "review") and RepoPath are optional.
+type Delegation struct {
+	Assignee string `json:"assignee"`
+	Task     string `json:"task"`
+	Kind     string `json:"kind,omitempty"`
+	RepoPath string `json:"repoPath,omitempty"`
+}
+
+// DelegateFunc acts on one delegation of a live run and returns what the
+// leader is told (the task made, or why nothing was).
+type DelegateFunc func(ctx context.Context, d Delegation) (string, error)
 
 // SteerMode says how urgently a steer should reach the agent.
 type SteerMode string

@@ -50,6 +50,18 @@ type Options struct {
 	Log       *slog.Logger
 	Now       func() time.Time
 	Version   string
+	// Team lets the host act on the team room (nil: posts and delegate
+	// signals are only recorded).
+	Team TeamHooks
+}
+
+// TeamHooks are the host's side of clawboo-teamchat.
+type TeamHooks interface {
+	// Delegate acts on a signed team_delegate, already recorded in the room
+	// as post seq; the answer is what the caller is told.
+	Delegate(ctx context.Context, teamID, agentID, assignee, task string, seq int64) (string, error)
+	// Posted is told of every post the servers store.
+	Posted(teamID string, seq int64)
 }
 
 // Hub holds the four servers and their HTTP transports.

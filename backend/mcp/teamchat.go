@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
+	"unicode"
 
 	"github.com/clawboo/desktop/backend/redact"
+	"github.com/clawboo/desktop/backend/teams"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -18,7 +20,7 @@ import (
 // (refused rather than silently ignored, so a confused agent learns who it
 // is). Posting and delegating need a binding with both an agent and a
 // team. Posts are scrubbed of secrets before they are stored and wrapped
-// (teamchat_wrap.go) when they are read. Nothing is published: readers poll
+// (teams.Wrap) when they are read. Nothing is published: readers poll
 // with team_chat_subscribe and a cursor.
 
 // Tool names and post kinds.
@@ -27,8 +29,8 @@ const (
 	toolSubscribe = "team_chat_subscribe"
 	toolDelegate  = "team_delegate"
 
-	kindPeer     = "peer"
-	kindDelegate = "delegate"
+	kindPeer     = teams.KindPeer
+	kindDelegate = teams.KindDelegate
 )
 
 // Bounds of the TeamChat tools.
@@ -127,7 +129,7 @@ func (tc *teamChat) post(ctx context.Context, c Caller, a postArgs) *mcp.CallToo
 	if r != nil {
 		return r
 	}
-	p := chatPost{RoomID: c.TeamID, TeamID: c.TeamID, Author: c.AgentID, Kind: kindPeer, Body: text}
+	p := teams.Post{RoomID: c.TeamID, TeamID: c.TeamID, Author: c.AgentID, Kind: kindPeer, Body: text}
 	seq, r := tc.store(ctx, p)
 	if r != nil {
 		return r
@@ -176,14 +178,14 @@ func (tc *teamChat) subscribe(ctx context.Context, c Caller, a subscribeArgs) *m
 	if tc.h.opts.Store == nil {
 		return toolcall.Error("team chat is unavailable: this Clawboo has no database")
 	}
-	posts, roomMax, more, err := readPosts(ctx, tc.h.opts.Store, room, since, me, limit)
+	posts, roomMax, more, err := teams.ReadPosts(ctx, tc.h.opts.Store, room, since, me, limit)
 	if err != nil {
 		tc.h.opts.Log.Error("team chat read failed", "room", room, "err", err)
 		return toolcall.Error("team chat is unavailable right now; try again")
 	}
 	out := make([]wirePost, len(posts))
 	for i, p := range posts {
-		out[i] = wirePost{Seq: p.Seq, AuthorAgentID: p.Author, Kind: p.Kind, Wrapped: wrapPost(p)}
+		out[i] = wirePost{Seq: p.Seq, AuthorAgentID: p.Author, Kind: p.Kind, Wrapped: teams.Wrap(p)}
 	}
 	// nextSeq = max(roomMaxSeq, sinceSeq): own posts past the page's end are
 	// skipped too. A page cut short by limit stops at its last post instead,
@@ -206,8 +208,8 @@ func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp
 	if r := chatRequirePoster(c, toolDelegate); r != nil {
 		return r
 	}
-	if a.Assignee == "" || !toolcall.ValidID(a.Assignee) {
-		return toolcall.InvalidArgs("assignee must be an agent id (letters, digits, '_', '-', '.' and ':', at most 128)")
+	if a.Assignee == "" || len(a.Assignee) > 128 || strings.IndexFunc(a.Assignee, unicode.IsControl) >= 0 {
+		return toolcall.InvalidArgs("assignee must be a member: its agent id or @Name (at most 128 characters)")
 	}
 	if a.Assignee == c.AgentID {
 		return toolcall.InvalidArgs("you cannot delegate to yourself")
@@ -216,25 +218,35 @@ func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp
 	if r != nil {
 		return r
 	}
-	p := chatPost{RoomID: c.TeamID, TeamID: c.TeamID, Author: c.AgentID, Kind: kindDelegate, Body: task, Assignee: a.Assignee}
+	p := teams.Post{RoomID: c.TeamID, TeamID: c.TeamID, Author: c.AgentID, Kind: kindDelegate, Body: task, Assignee: a.Assignee}
 	seq, r := tc.store(ctx, p)
 	if r != nil {
 		return r
+	}
+	if h := tc.h.opts.Team; h != nil {
+		out, err := h.Delegate(ctx, c.TeamID, c.AgentID, a.Assignee, task, seq)
+		if err != nil {
+			return toolcall.Error(err.Error())
+		}
+		return toolcall.JSON(map[string]any{"delegated": map[string]any{"seq": seq, "roomId": p.RoomID, "assignee": p.Assignee}, "result": out})
 	}
 	return toolcall.JSON(map[string]any{"delegated": map[string]any{"seq": seq, "roomId": p.RoomID, "assignee": p.Assignee}})
 }
 
 // store scrubs and appends a post.
-func (tc *teamChat) store(ctx context.Context, p chatPost) (int64, *mcp.CallToolResult) {
+func (tc *teamChat) store(ctx context.Context, p teams.Post) (int64, *mcp.CallToolResult) {
 	if tc.h.opts.Store == nil {
 		return 0, toolcall.Error("team chat is unavailable: this Clawboo has no database")
 	}
 	p.Body = redact.Secrets(p.Body)
 	p.CreatedAt = tc.h.opts.Now().UnixMilli()
-	seq, err := appendPost(ctx, tc.h.opts.Store, p)
+	seq, err := teams.AppendPost(ctx, tc.h.opts.Store, p)
 	if err != nil {
 		tc.h.opts.Log.Error("team chat post failed", "room", p.RoomID, "err", err)
 		return 0, toolcall.Error("the post was not stored; try again")
+	}
+	if h := tc.h.opts.Team; h != nil {
+		h.Posted(p.TeamID, seq)
 	}
 	return seq, nil
 }

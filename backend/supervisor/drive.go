@@ -155,7 +155,7 @@ func (l *liveRun) drive() {
 	req := executor.StartRequest{
 		RunID: executor.RunID(l.id), AgentID: l.params.AgentID, Message: l.params.Message,
 		Context: l.params.Context, Model: l.params.Model, WorkDir: l.params.workDir, Emitter: l.em,
-		SessionKey: l.params.SessionKey,
+		SessionKey: l.params.SessionKey, TeamID: l.params.TeamID, Delegate: l.params.Delegate,
 	}
 	if l.task != nil {
 		req.SessionKey = "task:" + l.task.task.ID

@@ -46,7 +46,7 @@ func (l *liveRun) scopes() budget.Scopes {
 	if l.task != nil {
 		return l.task.scopes
 	}
-	return budget.Scopes{AgentID: l.params.AgentID}
+	return budget.Scopes{AgentID: l.params.AgentID, TeamID: l.params.TeamID}
 }
 
 // account charges a cost event to the ledger as it arrives, so spend is

@@ -177,6 +177,15 @@ type StartParams struct {
 	// SessionKey names the conversation the run continues (an agent's
 	// 1:1 chat is "agent:<id>:chat"); a task run's is always "task:<id>".
 	SessionKey string
+	// TeamID makes an ad-hoc run a team turn: it counts against the team's
+	// budget and binds the run's MCP sessions to the team (a task run takes
+	// its task's team instead).
+	TeamID string
+	// Delegate lets the run delegate (a team leader's turn only).
+	Delegate executor.DelegateFunc
+	// Reason says why the run was started (chat, team-turn, delegation,
+	// routine, api); it is logged with the run's start.
+	Reason string
 
 	workDir    string // the task's worktree, set by the runner
 	generation int    // successors since the first run of this task hit its turn limit
@@ -236,8 +245,8 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	} else {
 		// An ad-hoc run (an agent's chat) is refused by a paused agent cap
 		// as a task run is.
-		if p.AgentID != "" {
-			if err := s.preflight(ctx, budget.Scopes{AgentID: p.AgentID}); err != nil {
+		if p.AgentID != "" || p.TeamID != "" {
+			if err := s.preflight(ctx, budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}); err != nil {
 				return nil, err
 			}
 		}
@@ -255,6 +264,8 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		if tc.scopes.TeamID != "" {
 			l.view.TeamID = &tc.scopes.TeamID
 		}
+	} else if p.TeamID != "" {
+		l.view.TeamID = &p.TeamID
 	}
 	if p.Model != "" {
 		l.view.Model = &p.Model
@@ -290,7 +301,11 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 			return nil, fmt.Errorf("record run: %w", err)
 		}
 	} else {
+		create.teamID = p.TeamID
 		s.journal.submit(create)
+	}
+	if p.Reason != "" {
+		s.opts.Log.Debug("run started", "run", id, "reason", p.Reason, "runtime", p.RuntimeID, "agent", p.AgentID, "team", l.view.TeamID)
 	}
 	s.Updates.PublishMust(l.snapshot())
 	go l.drive()

@@ -60,7 +60,7 @@ type Options struct {
 	Key func(ctx context.Context, envVar string) string
 	// Attach returns the mcp.json text for a run's binding, "" when the MCP
 	// servers are not reachable (then the home has no mcp.json).
-	Attach func(ctx context.Context, teamID, agentID string) (string, error)
+	Attach func(ctx context.Context, req executor.StartRequest) (string, error)
 	Log    *slog.Logger
 	// Silence stops a process that writes nothing for this long (0: the
 	// adapter sets no limit and the host's idle timeout applies; quiet mode
@@ -153,7 +153,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	}
 	mcpJSON := ""
 	if a.opts.Attach != nil {
-		text, err := a.opts.Attach(ctx, req.TeamID, req.AgentID)
+		text, err := a.opts.Attach(ctx, req)
 		if err != nil {
 			// Without the servers the run still works, minus the board tools.
 			a.opts.Log.Warn("hermes run without Clawboo's MCP servers", "run", req.RunID, "err", err)

@@ -98,7 +98,7 @@ func newFixture(tb testing.TB, keys map[string]string, tweak ...func(*Options)) 
 			return []string{"PATH=/usr/bin:/bin", "HOME=" + f.userHome, "OPENAI_API_KEY=sk-ambient-SENTINEL-must-not-pass", "AWS_SECRET=x"}
 		},
 		Key:    func(_ context.Context, v string) string { return f.keys[v] },
-		Attach: func(context.Context, string, string) (string, error) { return f.attach, nil },
+		Attach: func(context.Context, executor.StartRequest) (string, error) { return f.attach, nil },
 		Grace:  500 * time.Millisecond,
 	}
 	for _, t := range tweak {

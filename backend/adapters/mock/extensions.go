@@ -87,3 +87,36 @@ func writeInside(root, rel, text string) error {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// delegateTo is !delegate: a typed delegation handed to the host, shown as
+// a "delegate" tool call whose result is what the host answered. A run that
+// may not delegate (not a leader's turn) gets a tool error, never a task.
+func (r *run) delegateTo(arg string) bool {
+	who, task, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	task = strings.TrimSpace(task)
+	kind := ""
+	if k, rest, ok := strings.Cut(task, " "); ok && strings.HasPrefix(k, "kind=") {
+		kind, task = strings.TrimPrefix(k, "kind="), strings.TrimSpace(rest)
+	}
+	task = strings.ReplaceAll(task, `\n`, "\n")
+	d := executor.Delegation{Assignee: who, Task: task, Kind: kind}
+	id := r.nextToolID()
+	input, _ := json.Marshal(d)
+	if !r.emit(executor.ToolCall(id, "delegate", input)) {
+		return false
+	}
+	out, isErr := "", false
+	switch {
+	case r.delegate == nil:
+		out, isErr = "delegation is not available to this run (only a team leader's turn may delegate)", true
+	case who == "" || task == "":
+		out, isErr = "!delegate needs a member and a task", true
+	default:
+		res, err := r.delegate(r.ctx, d)
+		out, isErr = res, err != nil
+		if err != nil {
+			out = err.Error()
+		}
+	}
+	return r.emit(executor.ToolResult(id, "delegate", out, isErr))
+}

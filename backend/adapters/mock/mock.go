@@ -32,8 +32,11 @@
 //	!usage <in> <out> [model]         a cost event with tokens and no price
 //	!localcost <in> <out> [model]     a cost event of a free local model
 //	!write <path> <text>              write text to a file in the working folder
+//	!delegate <@member> [kind=<k>] <task>  a leader's delegation (a "delegate" tool call
+//	                                  and its result); "\n" in the task is a new line,
+//	                                  so the child's message can carry directives
 //
-// The last four are ours too, so board tests can exercise every cost kind
+// The last five are ours too, so board tests can exercise every cost kind
 // and a real diff without a model provider. !write is confined to the run's
 // working folder and reports a tool error elsewhere.
 package mock
@@ -106,7 +109,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 			return nil, ctx.Err()
 		}
 	}
-	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume}
+	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume, delegate: req.Delegate}
 	if a.worktrees {
 		r.workDir = req.WorkDir // without worktrees the mock has no folder to write in
 	}
@@ -123,6 +126,7 @@ type run struct {
 	abortOnce sync.Once
 	toolSeq   int
 	texts     []string
+	delegate  executor.DelegateFunc // a leader's turn only (see !delegate)
 }
 
 func (r *run) ID() executor.RunID            { return r.em.RunID() }
@@ -266,6 +270,8 @@ func (r *run) step(d Directive) bool {
 		return r.emit(executor.SessionStarted(strings.TrimSpace(d.Arg), "mock"))
 	case "write":
 		return r.write(d.Arg)
+	case "delegate":
+		return r.delegateTo(d.Arg)
 	case "flood":
 		n := countArg(d.Arg, DefaultFlood, MaxFlood)
 		for i := 0; i < n; i++ {

@@ -72,7 +72,7 @@ func TestMCPServersFollowTheConfig(t *testing.T) {
 	hub := newHub(t)
 	cfg := DefaultConfig()
 	cfg.Tools = ToolSwitches{Tasks: TasksOn}
-	ts, warns, err := buildTools(t.Context(), hub, "", cfg, mcp.Binding{AgentID: "a1"}, nil)
+	ts, warns, err := buildTools(t.Context(), hub, "", cfg, mcp.Binding{AgentID: "a1"}, nil, nil)
 	if err != nil || len(warns) != 0 {
 		t.Fatal(err, warns)
 	}
@@ -85,7 +85,7 @@ func TestMCPServersFollowTheConfig(t *testing.T) {
 	if got := mcpServers(DefaultConfig(), "", "a1"); strings.Contains(strings.Join(got, ","), mcp.TeamChat) {
 		t.Fatalf("teamchat without a team: %v", got)
 	}
-	none, _, _ := buildTools(t.Context(), nil, "", DefaultConfig(), mcp.Binding{}, nil)
+	none, _, _ := buildTools(t.Context(), nil, "", DefaultConfig(), mcp.Binding{}, nil, nil)
 	if len(none.defs) != 0 {
 		t.Fatal("tools without a hub or a folder")
 	}

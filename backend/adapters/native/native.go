@@ -153,7 +153,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 			emit: func(ev executor.Event) bool { return r.emit(ev) },
 		}
 	}
-	tools, warns, err := buildTools(ctx, a.opts.Hub, req.WorkDir, cfg, binding, shell)
+	tools, warns, err := buildTools(ctx, a.opts.Hub, req.WorkDir, cfg, binding, shell, req.Delegate)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/llm"
 	"github.com/clawboo/desktop/backend/mcp"
 )
@@ -21,6 +22,7 @@ const ResultCap = 64 << 10
 type toolset struct {
 	files    *fileTools
 	shell    *shellTool // run_command, when the run may have it
+	delegate executor.DelegateFunc
 	sessions []*mcp.Session
 	route    map[string]*mcp.Session
 	defs     []llm.Tool
@@ -47,10 +49,15 @@ func mcpServers(cfg AgentConfig, teamID, agentID string) []string {
 // buildTools opens what the run may use. A server that will not open is
 // skipped with a warning (the run goes on without it); warnings are
 // returned for the caller to report.
-func buildTools(ctx context.Context, hub *mcp.Hub, workDir string, cfg AgentConfig, b mcp.Binding, shell *shellTool) (*toolset, []string, error) {
-	ts := &toolset{route: map[string]*mcp.Session{}, shell: shell}
+func buildTools(ctx context.Context, hub *mcp.Hub, workDir string, cfg AgentConfig, b mcp.Binding, shell *shellTool, delegate executor.DelegateFunc) (*toolset, []string, error) {
+	ts := &toolset{route: map[string]*mcp.Session{}, shell: shell, delegate: delegate}
 	var warns []string
 	seen := map[string]bool{}
+	if delegate != nil {
+		d := delegateDef()
+		seen[d.Name] = true
+		ts.defs = append(ts.defs, d)
+	}
 	if shell != nil {
 		d := runCommandDef()
 		seen[d.Name] = true
@@ -117,6 +124,9 @@ type toolOutcome struct {
 func (ts *toolset) call(ctx context.Context, c llm.ToolCall) toolOutcome {
 	if ts.shell != nil && c.Name == RunCommandTool {
 		return ts.shell.call(ctx, c.Input)
+	}
+	if ts.delegate != nil && c.Name == DelegateTool {
+		return callDelegate(ctx, ts.delegate, c.Input)
 	}
 	if ts.files != nil {
 		if out, isErr, ok := ts.files.call(c.Name, c.Input); ok {

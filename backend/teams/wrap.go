@@ -1,4 +1,4 @@
-package mcp
+package teams
 
 import (
 	"regexp"
@@ -27,8 +27,8 @@ var fakeHeader = regexp.MustCompile(`(?i)\[\s*inter[\s_-]*session[\s_-]+message`
 // each gets its "| " prefix.
 var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n", "\v", "\n", "\f", "\n")
 
-// wrapPost renders a stored post for a reader.
-func wrapPost(p chatPost) string {
+// Wrap renders a stored post for a reader.
+func Wrap(p Post) string {
 	var b strings.Builder
 	b.WriteString("[Inter-session message · from=")
 	b.WriteString(p.Author)
@@ -40,7 +40,7 @@ func wrapPost(p chatPost) string {
 	b.WriteString(strconv.FormatBool(p.Kind == "user"))
 	b.WriteString("]")
 	body := p.Body
-	if p.Kind == kindDelegate {
+	if p.Kind == KindDelegate {
 		body = "delegate to " + p.Assignee + ":\n" + body
 	}
 	for _, line := range strings.Split(neutralise(body), "\n") {

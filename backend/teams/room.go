@@ -1,4 +1,4 @@
-package mcp
+package teams
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"github.com/clawboo/desktop/backend/store"
 )
 
-// chatPost is one row of the team_chat table.
-type chatPost struct {
+// Post is one row of the team_chat table.
+type Post struct {
 	Seq       int64
 	RoomID    string
 	TeamID    string
@@ -20,11 +20,11 @@ type chatPost struct {
 	CreatedAt int64  // Unix ms
 }
 
-// appendPost stores p and returns its sequence number. The number is
+// AppendPost stores p and returns its sequence number. The number is
 // assigned by the same statement that stores the row, inside an IMMEDIATE
 // write transaction, so two posters can never get the same one and a
 // reader never sees a gap fill in behind its cursor.
-func appendPost(ctx context.Context, st *store.Store, p chatPost) (int64, error) {
+func AppendPost(ctx context.Context, st *store.Store, p Post) (int64, error) {
 	var seq int64
 	err := st.InTx(ctx, func(tx *sql.Tx) error {
 		var assignee any
@@ -43,12 +43,12 @@ func appendPost(ctx context.Context, st *store.Store, p chatPost) (int64, error)
 	return seq, nil
 }
 
-// readPosts returns up to limit posts of room after since, leaving out
+// ReadPosts returns up to limit posts of room after since, leaving out
 // those by exclude (the reader's own), plus the room's highest sequence
 // number. Both come from one read transaction, so the high-water mark
 // never covers a post the page did not consider. more reports that posts
 // beyond the page exist.
-func readPosts(ctx context.Context, st *store.Store, room string, since int64, exclude string, limit int) (posts []chatPost, roomMax int64, more bool, err error) {
+func ReadPosts(ctx context.Context, st *store.Store, room string, since int64, exclude string, limit int) (posts []Post, roomMax int64, more bool, err error) {
 	tx, err := st.Reader().BeginTx(ctx, nil)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("read team chat: %w", err)
@@ -65,7 +65,7 @@ func readPosts(ctx context.Context, st *store.Store, room string, since int64, e
 	}
 	defer rows.Close()
 	for rows.Next() {
-		p := chatPost{RoomID: room}
+		p := Post{RoomID: room}
 		if err := rows.Scan(&p.Seq, &p.TeamID, &p.Author, &p.Kind, &p.Body, &p.Assignee, &p.CreatedAt); err != nil {
 			return nil, 0, false, fmt.Errorf("read team chat: %w", err)
 		}
@@ -79,3 +79,18 @@ func readPosts(ctx context.Context, st *store.Store, room string, since int64, e
 	}
 	return posts, roomMax, more, nil
 }
+
+// Post kinds: a person's message, an agent's post, a delegation signal, and
+// the orchestrator's own notes (limits hit, report-ups, refusals).
+const (
+	KindUser     = "user"
+	KindPeer     = "peer"
+	KindDelegate = "delegate"
+	KindSystem   = "system"
+)
+
+// Authors that are not agents.
+const (
+	AuthorUser   = "user"
+	AuthorSystem = "system"
+)

@@ -1,0 +1,116 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/clawboo/desktop/backend/orchestrate"
+	"github.com/clawboo/desktop/backend/teams"
+)
+
+// teamStream is a room's live stream: "post" events (committed posts, id =
+// seq; Last-Event-ID or ?after= resumes with no loss and no duplicates),
+// and lossy "delta", "turn" and "board" events. Posts always come from the
+// store in seq order: the bus only says when to read, so a subscriber the
+// bus dropped for being slow re-subscribes and reads what it missed.
+func (a *API) teamStream(w http.ResponseWriter, r *http.Request) {
+	if !a.teamsReady(w) {
+		return
+	}
+	id := r.PathValue("id")
+	if ok, err := a.opts.Teams.Exists(r.Context(), id); err != nil || !ok {
+		teamError(w, id, teams.ErrNotFound)
+		return
+	}
+	var last int64
+	for _, s := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after")} {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > last {
+			last = n
+		}
+	}
+	eng := a.opts.Orchestrator
+	posts := eng.Posts.Subscribe(1024)
+	defer func() { posts.Close() }()
+	live := eng.Live.Subscribe(512)
+	defer func() { live.Close() }()
+	sse := newSSE(w)
+	names := a.namerFor(r, id)
+	catchUp := func() bool {
+		for {
+			ps, _, more, err := teams.ReadPosts(r.Context(), a.opts.Store, id, last, "", 500)
+			if err != nil {
+				return false
+			}
+			for _, p := range ps {
+				if _, known := names[p.Author]; !known {
+					names = a.namerFor(r, id)
+				}
+				b, _ := json.Marshal(names.view(p))
+				sse.event(p.Seq, "post", b)
+				last = p.Seq
+			}
+			if !more {
+				return sse.flush() == nil
+			}
+		}
+	}
+	if !catchUp() {
+		return
+	}
+	ping := time.NewTicker(keepAlive)
+	defer ping.Stop()
+	for {
+		select {
+		case p, ok := <-posts.C():
+			if !ok { // dropped for being slow: subscribe again, then read
+				posts = eng.Posts.Subscribe(1024)
+				if !catchUp() {
+					return
+				}
+				continue
+			}
+			if p.TeamID != id || p.Seq <= last {
+				continue
+			}
+			if !catchUp() {
+				return
+			}
+			continue
+		case ev, ok := <-live.C():
+			if !ok {
+				live = eng.Live.Subscribe(512)
+				continue
+			}
+			if ev.TeamID != id {
+				continue
+			}
+			name, data := liveEvent(ev)
+			if name == "" {
+				continue
+			}
+			b, _ := json.Marshal(data)
+			sse.event(0, name, b)
+		case <-ping.C:
+			sse.comment("ping")
+		case <-r.Context().Done():
+			return
+		}
+		if sse.flush() != nil {
+			return
+		}
+	}
+}
+
+func liveEvent(ev orchestrate.LiveEvent) (string, any) {
+	switch {
+	case ev.Delta != nil:
+		return "delta", ev.Delta
+	case ev.Turn != nil:
+		return "turn", ev.Turn
+	case ev.Task != nil:
+		return "board", ev.Task
+	}
+	return "", nil
+}

@@ -1,0 +1,200 @@
+package teams
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at`
+
+func scanTeam(sc interface{ Scan(...any) error }) (Team, error) {
+	var t Team
+	var leader, repo sql.NullString
+	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt); err != nil {
+		return Team{}, err
+	}
+	if leader.Valid {
+		t.LeaderAgentID = &leader.String
+	}
+	if repo.Valid {
+		t.RepoPath = &repo.String
+	}
+	t.Members = []Member{}
+	return t, nil
+}
+
+// Get returns one team with its members.
+func (s *Service) Get(ctx context.Context, id string) (Team, error) {
+	t, err := scanTeam(s.st.Reader().QueryRowContext(ctx, `SELECT `+teamColumns+` FROM teams WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Team{}, ErrNotFound
+	}
+	if err != nil {
+		return Team{}, err
+	}
+	ts := []Team{t}
+	if err := s.members(ctx, ts); err != nil {
+		return Team{}, err
+	}
+	return ts[0], nil
+}
+
+// Exists reports whether a team id names a team.
+func (s *Service) Exists(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.st.Reader().QueryRowContext(ctx, `SELECT 1 FROM teams WHERE id = ?`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Count is how many teams exist.
+func (s *Service) Count(ctx context.Context) (int, error) {
+	var n int
+	err := s.st.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM teams`).Scan(&n)
+	return n, err
+}
+
+// List returns every team by name, with members.
+func (s *Service) List(ctx context.Context) ([]Team, error) {
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT `+teamColumns+` FROM teams ORDER BY name COLLATE NOCASE, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ts := []Team{}
+	for rows.Next() {
+		t, err := scanTeam(rows)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return ts, s.members(ctx, ts)
+}
+
+// TeamsOf returns the ids of the teams an agent belongs to.
+func (s *Service) TeamsOf(ctx context.Context, agentID string) ([]string, error) {
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT team_id FROM team_members WHERE agent_id = ? ORDER BY team_id`, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func (s *Service) members(ctx context.Context, ts []Team) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	byID := map[string]*Team{}
+	args := make([]any, 0, len(ts))
+	for i := range ts {
+		byID[ts[i].ID] = &ts[i]
+		args = append(args, ts[i].ID)
+	}
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT m.team_id, a.id, a.name, a.runtime, a.model FROM team_members m
+		JOIN agents a ON a.id = m.agent_id WHERE m.team_id IN (?`+strings.Repeat(",?", len(ts)-1)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var team string
+		var m Member
+		if err := rows.Scan(&team, &m.AgentID, &m.Name, &m.Runtime, &m.Model); err != nil {
+			return err
+		}
+		t := byID[team]
+		m.Role = "member"
+		if t.LeaderAgentID != nil && *t.LeaderAgentID == m.AgentID {
+			m.Role = "leader"
+		}
+		t.Members = append(t.Members, m)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range ts {
+		ms := ts[i].Members
+		sort.SliceStable(ms, func(a, b int) bool {
+			if (ms[a].Role == "leader") != (ms[b].Role == "leader") {
+				return ms[a].Role == "leader"
+			}
+			return strings.ToLower(ms[a].Name) < strings.ToLower(ms[b].Name)
+		})
+	}
+	return nil
+}
+
+// ErrAssignee is a delegation's assignee that names no single member; its
+// message lists the members to choose from.
+type ErrAssignee struct {
+	Assignee string
+	Reason   string // "unknown" or "ambiguous"
+	Members  []string
+}
+
+func (e *ErrAssignee) Error() string {
+	return fmt.Sprintf("%s assignee '%s': the members are %s", e.Reason, e.Assignee, strings.Join(e.Members, ", "))
+}
+
+// Resolve finds the one member an assignee names: an agent id, or a name
+// with or without a leading '@' (ignoring case, then ignoring spaces,
+// dashes and underscores). Anything else is an *ErrAssignee.
+func (t Team) Resolve(assignee string) (Member, error) {
+	a := strings.TrimPrefix(strings.TrimSpace(assignee), "@")
+	names := make([]string, 0, len(t.Members))
+	for _, m := range t.Members {
+		names = append(names, "@"+m.Name)
+	}
+	for _, m := range t.Members {
+		if m.AgentID == a {
+			return m, nil
+		}
+	}
+	for _, match := range []func(m Member) bool{
+		func(m Member) bool { return strings.EqualFold(m.Name, a) },
+		func(m Member) bool { return fold(m.Name) == fold(a) },
+	} {
+		var hits []Member
+		for _, m := range t.Members {
+			if match(m) {
+				hits = append(hits, m)
+			}
+		}
+		if len(hits) == 1 {
+			return hits[0], nil
+		}
+		if len(hits) > 1 {
+			return Member{}, &ErrAssignee{Assignee: assignee, Reason: "ambiguous", Members: names}
+		}
+	}
+	return Member{}, &ErrAssignee{Assignee: assignee, Reason: "unknown", Members: names}
+}
+
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_', '.':
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}

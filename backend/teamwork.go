@@ -1,0 +1,78 @@
+package backend
+
+import (
+	"context"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/orchestrate"
+	"github.com/clawboo/desktop/backend/runtimes"
+	"github.com/clawboo/desktop/backend/teams"
+)
+
+// openTeams builds the teams service and the orchestrator; the orchestrator
+// starts (recovering delegations a previous process left) once every
+// runtime is registered.
+func (b *Backend) openTeams(ctx context.Context) error {
+	b.Teams = teams.New(b.Store, nil)
+	b.Orchestrator = orchestrate.New(orchestrate.Options{
+		Store: b.Store, Teams: b.Teams, Board: b.Board, BoardEvents: b.boardEvents, Supervisor: b.Supervisor,
+		Budget: b.Budget, Log: b.log.With("part", "orchestrate"),
+	})
+	return b.Orchestrator.Start(ctx)
+}
+
+// teamProbes are what mission control asks the rest of the backend.
+func (b *Backend) teamProbes() orchestrate.Probes {
+	return orchestrate.Probes{
+		Ready: func(ctx context.Context, rt string) (bool, string) {
+			if executor.ID(rt) == executor.OpenClaw {
+				a, ok := b.Registry.Get(executor.OpenClaw)
+				r, can := a.(executor.Readier)
+				if ok && can && r.Ready() {
+					return true, ""
+				}
+				return false, "the OpenClaw Gateway is not connected"
+			}
+			e, ok := b.Catalog.Entry(ctx, executor.ID(rt))
+			if !ok {
+				return false, "runtime " + rt + " is not available"
+			}
+			if e.ConnectionState != runtimes.StateReady {
+				return false, e.Name + " is not ready (" + string(e.ConnectionState) + ")"
+			}
+			return true, ""
+		},
+		Waiting: func(agentID string) bool {
+			if b.Approvals == nil {
+				return false
+			}
+			ps, err := b.Approvals.Pending(context.Background())
+			if err != nil {
+				return false
+			}
+			for _, p := range ps {
+				if p.AgentID == agentID {
+					return true
+				}
+			}
+			return false
+		},
+	}
+}
+
+// teamHooks hand the TeamChat MCP server's posts and signed delegations to
+// the orchestrator (built after the hub, so looked up per call).
+type teamHooks struct{ b *Backend }
+
+func (h teamHooks) Delegate(ctx context.Context, teamID, agentID, assignee, task string, seq int64) (string, error) {
+	if h.b.Orchestrator == nil {
+		return "recorded; the orchestrator is not running, so nothing was started", nil
+	}
+	return h.b.Orchestrator.DelegateFromMCP(ctx, teamID, agentID, assignee, task, seq)
+}
+
+func (h teamHooks) Posted(teamID string, seq int64) {
+	if h.b.Orchestrator != nil {
+		h.b.Orchestrator.Posted(teamID, seq)
+	}
+}
