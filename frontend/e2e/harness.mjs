@@ -49,9 +49,12 @@ export function requireBin() {
  * run` alone exports npm_config_prefix, which would put the real npm's bin
  * folder in reach). `mockWorktrees` turns on CLAWBOO_MOCK_WORKTREES, the
  * mock that works in a task's worktree (`!write` leaves a diff); the seed's
- * mock, the default, has no worktrees.
+ * mock, the default, has no worktrees. The first-run welcome is skipped
+ * (POST /api/onboarding/skip) unless `welcome` is true: the suites open the
+ * bare URL and expect the page it opens on, which a fresh home would
+ * replace with the welcome until a team exists.
  */
-export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, mockWorktrees = false } = {}) {
+export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, mockWorktrees = false, welcome = false } = {}) {
   const bin = requireBin();
   const home = givenHome ?? (await mkdtemp(join(tmpdir(), 'clawboo-e2e-')));
   const mock = { CLAWBOO_ENABLE_MOCK_RUNTIME: '1', ...(mockWorktrees ? { CLAWBOO_MOCK_WORKTREES: '1' } : {}) };
@@ -83,6 +86,11 @@ export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, 
       reject(new Error(`clawboo serve exited early (code ${code}, signal ${signal})\n${stderr}`));
     });
   });
+
+  if (!welcome) {
+    // An older backend without the route answers 404: it has no welcome to skip.
+    await fetch(`${url}/api/onboarding/skip`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }).catch(() => {});
+  }
 
   const running = () => child.exitCode === null && child.signalCode === null;
   return {

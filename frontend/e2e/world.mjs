@@ -154,8 +154,9 @@ function which(tool) {
  *   installed: CLIs already on PATH at start ('claude', 'codex')
  *   env: extra server environment (ambient keys, OLLAMA_BASE_URL), or a
  *        function of the fake providers that returns it
+ *   welcome: keep the first-run welcome (startServer skips it otherwise)
  */
-export async function makeWorld({ npm = 'ok', pipx = true, installed = [], env = {} } = {}) {
+export async function makeWorld({ npm = 'ok', pipx = true, installed = [], env = {}, welcome = false } = {}) {
   const root = await mkdtemp(join(tmpdir(), 'clawboo-rt-'));
   const dirs = { home: join(root, 'home'), bin: join(root, 'bin'), tools: join(root, 'tools'), clawboo: join(root, 'clawboo') };
   for (const d of Object.values(dirs)) await mkdir(d, { recursive: true });
@@ -179,7 +180,7 @@ export async function makeWorld({ npm = 'ok', pipx = true, installed = [], env =
   };
   let server;
   try {
-    server = await startServer({ home: dirs.clawboo, env: serverEnv });
+    server = await startServer({ home: dirs.clawboo, env: serverEnv, welcome });
   } catch (err) {
     await providers.close();
     await rm(root, { recursive: true, force: true });

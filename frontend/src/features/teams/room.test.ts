@@ -113,6 +113,7 @@ describe('post words', () => {
     expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: '@Writer' }), members)).toBe('→ @Writer');
     expect(assigneeLabel(makePost(1, { kind: 'peer', assignee: 'dev-1' }), members)).toBe('');
     expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: null }), members)).toBe('');
+    expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: 'x-9', assigneeName: 'Writer' }), members)).toBe('→ @Writer');
   });
 });
 
@@ -145,5 +146,26 @@ describe('chat errors', () => {
       'Not sent: the runtime is not ready (claude-code is not installed). Connect it on Runtimes.',
     );
     expect(chatErrorWords(new ApiError(0, 'cannot reach the Clawboo backend'))).toBe('Not sent: cannot reach the Clawboo backend.');
+    expect(chatErrorWords(new ApiError(409, 'over budget', 'budget_paused'), true)).toMatch(/^Posted, but no one can answer: the team’s budget is paused/);
+    expect(chatErrorWords(new ApiError(503, 'no such runtime', 'not_ready'), true)).toMatch(/^Posted, but no one can answer: the runtime is not ready/);
+  });
+});
+
+describe('a refused chat', () => {
+  it('carries the person’s post when the backend kept it', async () => {
+    const { ApiClient } = await import('../../lib/api/client');
+    const { ChatRefusal } = await import('../../lib/api/teamClient');
+    const post = { seq: 7, teamId: 't', authorAgentId: 'user', authorName: 'You', kind: 'user', body: 'hi', assignee: null, createdAt: 1 };
+    const api = new ApiClient(
+      async () => new Response(JSON.stringify({ ok: false, reason: 'budget_paused', error: 'team budget is paused', post }), { status: 409 }),
+    );
+    const err = await api.teams.chat('t', { message: 'hi' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChatRefusal);
+    expect((err as InstanceType<typeof ChatRefusal>).post?.seq).toBe(7);
+    expect((err as InstanceType<typeof ChatRefusal>).reason).toBe('budget_paused');
+    const plain = new ApiClient(async () => new Response(JSON.stringify({ error: 'the team has no leader: choose one first' }), { status: 409 }));
+    const err2 = await plain.teams.chat('t', { message: 'hi' }).catch((e: unknown) => e);
+    expect((err2 as InstanceType<typeof ChatRefusal>).post).toBeNull();
+    expect(chatErrorWords(err2)).toBe('Not sent: the team has no leader: choose one first.');
   });
 });

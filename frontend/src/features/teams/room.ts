@@ -82,9 +82,10 @@ export function postStyle(p: Post): 'user' | 'agent' | 'system' {
   return 'agent';
 }
 
-/** "→ @Name" for a delegation: the assignee by its member name when it names a member's id. */
+/** "→ @Name" for a delegation: the assignee by name (the backend's, else a member's whose id it is). */
 export function assigneeLabel(p: Post, members: readonly Member[]): string {
   if (p.kind !== 'delegate' || !p.assignee) return '';
+  if (p.assigneeName) return `→ @${p.assigneeName}`;
   const raw = p.assignee.replace(/^@/, '');
   const m = members.find((x) => x.agentId === raw);
   return `→ @${m ? m.name : raw}`;
@@ -118,13 +119,17 @@ export function taskCounts(tasks: Record<string, number>): { status: string; n: 
   return [...known, ...other];
 }
 
-/** Why a message was not sent, in words, from the POST's refusal. */
-export function chatErrorWords(err: unknown): string {
+/**
+ * Why a message got no answer, in words, from the POST's refusal. When
+ * the backend kept the person's post (posted is true) the message is in
+ * the room and only the turn was refused.
+ */
+export function chatErrorWords(err: unknown, posted = false): string {
   const why = describeError(err).replace(/\.+$/, '');
+  const lead = posted ? 'Posted, but no one can answer' : 'Not sent';
   if (err instanceof ApiError) {
-    if (err.status === 409 && err.reason === 'budget_paused') return `Not sent: the team’s budget is paused (${why}). Raise or resume it on Spend.`;
-    if (err.status === 409) return `Not sent: ${why}.`;
-    if (err.status === 503) return `Not sent: the runtime is not ready (${why}). Connect it on Runtimes.`;
+    if (err.reason === 'budget_paused') return `${lead}: the team’s budget is paused (${why}). Raise or resume it on Spend.`;
+    if (err.status === 503 || err.reason === 'not_ready') return `${lead}: the runtime is not ready (${why}). Connect it on Runtimes.`;
   }
-  return `Not sent: ${why}.`;
+  return `${lead}: ${why}.`;
 }

@@ -100,6 +100,8 @@ export interface NewTaskRequest {
   baseRef?: string;
   kind?: TaskKind;
   verifyCommand?: string;
+  /** The agent meant to work it (its runtime comes with it). */
+  assigneeAgentId?: string;
 }
 
 export interface TaskPatch {

@@ -15,10 +15,17 @@ export class ApiError extends Error {
    * Views branch on this, never on the words.
    */
   readonly reason: string;
-  constructor(status: number, message: string, reason = '') {
+  /**
+   * The refusal's whole JSON body (some carry more than the words: a team
+   * chat's committed post), or null. Not enumerable: two errors with the
+   * same status, words and reason still compare equal.
+   */
+  declare readonly body: unknown;
+  constructor(status: number, message: string, reason = '', body: unknown = null) {
     super(message);
     this.status = status;
     this.reason = reason;
+    Object.defineProperty(this, 'body', { value: body, enumerable: false });
   }
 }
 
@@ -31,15 +38,16 @@ export const UNREACHABLE = 'cannot reach the Clawboo backend';
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let message = '';
   let reason = '';
+  let body: unknown = null;
   try {
-    const body: unknown = await res.json();
+    body = await res.json();
     if (isObject(body) && typeof body.error === 'string') message = body.error;
     if (isObject(body) && typeof body.reason === 'string') reason = body.reason;
   } catch {
     // Not JSON (a proxy's page, say): fall back to the status line.
   }
   if (!message) message = `the backend answered ${res.status} ${res.statusText}`.trim();
-  return new ApiError(res.status, message, reason);
+  return new ApiError(res.status, message, reason, body);
 }
 
 /** HTTP 507: the backend could not save something because its disk is full. */

@@ -3,8 +3,11 @@
 // Kept apart from client.ts so that file stays small; reached as
 // `api.teams` and `api.onboarding`.
 
+import { ApiError } from './errors';
+import { isObject } from './decode';
 import {
   decodeChatAnswer,
+  decodePost,
   decodeMission,
   decodeOnboardingState,
   decodePostsPage,
@@ -64,9 +67,18 @@ export class TeamsApi {
     return decodePostsPage(await this.request('GET', `${teamUrl(id)}/chat?${q.toString()}`, undefined, signal));
   }
 
-  /** Posts a message and starts a turn; 409 (budget paused, no leader) and 503 (runtime not ready) reject with the reason. */
+  /**
+   * Posts a message and starts a turn. A refusal (409 budget paused or no
+   * leader, 503 runtime not ready) rejects with a ChatRefusal, carrying the
+   * person's post when it was committed before the turn was refused.
+   */
   async chat(id: string, req: ChatRequest): Promise<{ post: Post | null; runId: string }> {
-    return decodeChatAnswer(await this.request('POST', `${teamUrl(id)}/chat`, req));
+    try {
+      return decodeChatAnswer(await this.request('POST', `${teamUrl(id)}/chat`, req));
+    } catch (err) {
+      if (err instanceof ApiError) throw ChatRefusal.from(err);
+      throw err;
+    }
   }
 
   /** Stops every live turn and delegated task run of the team; answers how many. */
@@ -96,5 +108,28 @@ export class OnboardingApi {
 
   async seedNativeTeam(req: SeedRequest): Promise<SeedAnswer> {
     return decodeSeedAnswer(await this.request('POST', '/api/onboarding/seed-native-team', req));
+  }
+}
+
+/** A refused team chat: the backend's words and reason, and the person's post if it was committed anyway. */
+export class ChatRefusal extends ApiError {
+  override name = 'ChatRefusal';
+  constructor(
+    err: ApiError,
+    readonly post: Post | null,
+  ) {
+    super(err.status, err.message, err.reason, err.body);
+  }
+
+  static from(err: ApiError): ChatRefusal {
+    let post: Post | null = null;
+    if (isObject(err.body) && isObject(err.body.post)) {
+      try {
+        post = decodePost(err.body.post);
+      } catch {
+        post = null;
+      }
+    }
+    return new ChatRefusal(err, post);
   }
 }

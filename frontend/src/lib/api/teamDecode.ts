@@ -72,6 +72,7 @@ export function decodePost(v: unknown): Post {
     kind,
     body: str(v.body),
     assignee: strOrNull(v.assignee),
+    assigneeName: strOrNull(v.assigneeName),
     createdAt: num(v.createdAt),
   };
 }

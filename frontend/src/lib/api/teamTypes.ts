@@ -48,6 +48,8 @@ export interface Post {
   kind: PostKind;
   body: string;
   assignee: string | null;
+  /** The assignee's member name (the backend adds it beside the contract's assignee id); null when none. */
+  assigneeName: string | null;
   createdAt: number;
 }
 

@@ -122,6 +122,7 @@ export function makePost(seq: number, over: Partial<import('../api/teamTypes').P
     kind: 'peer',
     body: `post ${seq}`,
     assignee: null,
+    assigneeName: null,
     createdAt: 1_700_000_000_000 + seq,
     ...over,
   };
