@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ToolCall is a scripted tool call. Args is the JSON arguments string;
@@ -80,6 +81,9 @@ type Response struct {
 	// Interleave streams the OpenAI tool-call fragments round-robin across
 	// calls, as parallel tool calls arrive.
 	Interleave bool
+	// Delay holds the answer back this long (a slow model), ending early if
+	// the client goes away.
+	Delay time.Duration
 }
 
 // Text is a reply streamed as the given deltas.
@@ -123,7 +127,14 @@ func (r Request) JSON(v any) error { return json.Unmarshal(r.Body, v) }
 type Server struct {
 	mu     sync.Mutex
 	queues map[string][]Response
+	routes []route // PushWhen's queues, tried before the path's own
 	log    []Request
+}
+
+// route is a queue served to requests whose body contains match.
+type route struct {
+	path, match string
+	q           []Response
 }
 
 // New returns an empty fake.
@@ -135,6 +146,40 @@ func (s *Server) Push(path string, rs ...Response) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queues[path] = append(s.queues[path], rs...)
+}
+
+// PushWhen queues responses for requests on path whose raw body contains
+// match (a system prompt's words, say), so concurrent conversations each
+// get their own script. Routed queues are tried in the order first pushed;
+// a request no route matches takes the path's Push queue.
+func (s *Server) PushWhen(path, match string, rs ...Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.routes {
+		if s.routes[i].path == path && s.routes[i].match == match {
+			s.routes[i].q = append(s.routes[i].q, rs...)
+			return
+		}
+	}
+	s.routes = append(s.routes, route{path: path, match: match, q: rs})
+}
+
+// take pops the response for one request (under s.mu).
+func (s *Server) take(path string, body []byte) (Response, bool) {
+	for i := range s.routes {
+		rt := &s.routes[i]
+		if rt.path == path && len(rt.q) > 0 && bytes.Contains(body, []byte(rt.match)) {
+			r := rt.q[0]
+			rt.q = rt.q[1:]
+			return r, true
+		}
+	}
+	q := s.queues[path]
+	if len(q) == 0 {
+		return Response{}, false
+	}
+	s.queues[path] = q[1:]
+	return q[0], true
 }
 
 // Requests returns every request seen so far, in order.
@@ -159,7 +204,13 @@ func (s *Server) RequestsTo(path string) []Request {
 func (s *Server) Pending(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.queues[path])
+	n := len(s.queues[path])
+	for _, rt := range s.routes {
+		if rt.path == path {
+			n += len(rt.q)
+		}
+	}
+	return n
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -171,13 +222,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	anthropic := strings.HasSuffix(r.URL.Path, "/messages")
 	s.mu.Lock()
 	s.log = append(s.log, Request{Path: r.URL.Path, Key: key, Body: body})
-	q := s.queues[r.URL.Path]
-	var resp Response
-	ok := len(q) > 0
-	if ok {
-		resp, s.queues[r.URL.Path] = q[0], q[1:]
-	}
+	resp, ok := s.take(r.URL.Path, body)
 	s.mu.Unlock()
+	if ok && resp.Delay > 0 {
+		select {
+		case <-time.After(resp.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 
 	switch {
 	case r.Method != http.MethodPost:
