@@ -110,6 +110,7 @@ test-desktop: build
 bench: build-headless $(CLIS)/.installed
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backend/perf/ -clawboo $(CURDIR)/$(BIN)/clawboo-headless
 	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis $(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/...
+	$(GO) test -run '^$$' -bench 'Team' -benchtime 40x ./backend/
 
 clean:
 	rm -rf $(BIN)

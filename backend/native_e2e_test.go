@@ -46,7 +46,7 @@ func e2eRepo(t *testing.T) string {
 
 // e2eBackend is nativeBackend with git on the PATH, so code tasks get
 // real worktrees.
-func e2eBackend(t *testing.T, env map[string]string) *Backend {
+func e2eBackend(t testing.TB, env map[string]string) *Backend {
 	t.Helper()
 	home := t.TempDir()
 	env["HOME"], env[config.EnvVault], env["PATH"] = home, "file", os.Getenv("PATH")
