@@ -254,3 +254,43 @@ func TestTeamDelegationLimitsAndRefusals(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTeamTurnsCountAgainstTheTeamBudget: a turn's cost is charged to the
+// team; once a capped team budget is used up, the next message is refused
+// with the reason, and the room says so.
+func TestTeamTurnsCountAgainstTheTeamBudget(t *testing.T) {
+	rg := newTeamRig(t)
+	if code := e2eDo(t, rg.h, "POST", "/api/budgets", map[string]any{"scope": "team", "scopeId": rg.team.ID, "limitUsd": 0.02, "mode": "cap"}, nil); code != http.StatusOK {
+		t.Fatalf("budget: %d", code)
+	}
+	if code := e2eDo(t, rg.h, "POST", "/api/budgets", map[string]any{"scope": "team", "scopeId": "no-such-team", "limitUsd": 1, "mode": "cap"}, nil); code != http.StatusBadRequest {
+		t.Fatalf("a budget for an unknown team: %d", code)
+	}
+	// The turn that crosses the cap is stopped by it, and the room says why.
+	rg.chat(t, "!cost 0.05\n!ok spent")
+	rg.waitPost(t, "saying the budget stopped the turn", func(p wirePost) bool {
+		return p.Kind == "system" && strings.Contains(p.Body, "@Lead was stopped: the team budget is used up")
+	})
+	var res struct {
+		Reason string `json:"reason"`
+		Error  string `json:"error"`
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	code := 0
+	for time.Now().Before(deadline) {
+		if code = e2eDo(t, rg.h, "POST", "/api/teams/"+rg.team.ID+"/chat", map[string]any{"message": "!ok again"}, &res); code != http.StatusAccepted {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code != http.StatusConflict || res.Reason != "budget_paused" || !strings.Contains(res.Error, rg.team.ID) {
+		t.Fatalf("after the cap: %d %+v", code, res)
+	}
+	rg.waitPost(t, "saying the turn did not start", func(p wirePost) bool {
+		return p.Kind == "system" && strings.Contains(p.Body, "did not take a turn") && strings.Contains(p.Body, "budget")
+	})
+	var spent float64
+	if err := rg.b.Store.Reader().QueryRow(`SELECT COALESCE(SUM(nano), 0) / 1e9 FROM spend WHERE team_id = ?`, rg.team.ID).Scan(&spent); err != nil || spent < 0.05 {
+		t.Fatalf("team spend %v %v", spent, err)
+	}
+}

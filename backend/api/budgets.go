@@ -61,6 +61,12 @@ func (a *API) setBudget(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "limitUsd must be a positive amount")
 		return
 	}
+	if budget.Scope(b.Scope) == budget.ScopeTeam && a.opts.Teams != nil {
+		if ok, err := a.opts.Teams.Exists(r.Context(), b.ScopeID); err != nil || !ok {
+			writeError(w, http.StatusBadRequest, "unknown team '%s'", truncate(b.ScopeID, 64))
+			return
+		}
+	}
 	bud, err := a.opts.Budget.SetBudget(r.Context(), budget.Scope(b.Scope), b.ScopeID, limit, b.Mode)
 	if err != nil {
 		budgetError(w, err)

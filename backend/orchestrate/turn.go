@@ -202,7 +202,11 @@ func (e *Engine) finishTurn(t *turn, run store.Run, werr error) {
 		if msg == "" && werr != nil {
 			msg = werr.Error()
 		}
-		e.system(t.teamID, fmt.Sprintf("@%s's turn ended %s%s", t.name, strings.ReplaceAll(reason, "_", " "), suffix(msg)))
+		if scope, ok := strings.CutPrefix(msg, "budget_paused:"); ok {
+			e.system(t.teamID, fmt.Sprintf("@%s was stopped: the %s budget is used up. Raise or resume it on the Spend page to continue.", t.name, scope))
+		} else {
+			e.system(t.teamID, fmt.Sprintf("@%s's turn ended %s%s", t.name, strings.ReplaceAll(reason, "_", " "), suffix(msg)))
+		}
 	}
 	e.mu.Lock()
 	delete(e.turns, t.runID)
