@@ -87,7 +87,7 @@ func (e *Engine) dispatch(ctx context.Context, id string) error {
 	}
 	mail, _ := e.digest(ctx, team, m, DigestBudget)
 	p := supervisor.StartParams{RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TaskID: r.taskID,
-		Context: e.turnContext(ctx, team, m, mail), Reason: "delegation"}
+		Context: e.turnContext(ctx, team, m, mail), Reason: "delegation", IdleTimeout: IdleWatchdog, IdleToolOpen: IdleToolOpen}
 	if m.Runtime != string(executor.Native) {
 		p.Model = m.Model
 	}

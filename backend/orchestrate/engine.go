@@ -17,7 +17,9 @@
 //   - An unknown or ambiguous assignee creates nothing and is answered with
 //     the members' names. Every limit hit (fan-out 8 a turn, 3 automatic
 //     follow-ups a mission, 3 failed starts a delegation) is a system post in
-//     the room saying what was refused: never silence.
+//     the room saying what was refused: never silence. Every team run has
+//     an idle watchdog: 8 minutes of silence stops it, 24 while a tool call
+//     is open.
 //   - A delegation's state is durable (the delegations table), so a restart
 //     in the middle loses nothing: a child whose run died is dispatched
 //     again, an ended child not yet reported is reported once. A child's end
@@ -47,12 +49,14 @@ import (
 
 // The reference's limits.
 const (
-	MaxFanout       = 8               // delegations one turn may make
-	MaxAutoFires    = 3               // automatic follow-up turns of one mission
-	MaxFailures     = 3               // failed starts of one delegation before it is given up
-	UpdateWindow    = 3 * time.Second // [Task Update]s of one team are batched this long
-	DigestBudget    = 4000            // characters of room posts in a run's context
-	PumpEvery       = time.Minute     // the dispatch pump's period
+	MaxFanout       = 8                // delegations one turn may make
+	MaxAutoFires    = 3                // automatic follow-up turns of one mission
+	MaxFailures     = 3                // failed starts of one delegation before it is given up
+	UpdateWindow    = 3 * time.Second  // [Task Update]s of one team are batched this long
+	DigestBudget    = 4000             // characters of room posts in a run's context
+	PumpEvery       = time.Minute      // the dispatch pump's period
+	IdleWatchdog    = 8 * time.Minute  // a team run silent this long is stopped…
+	IdleToolOpen    = 24 * time.Minute // …or this long while a tool call is open
 	pumpFirst       = 10 * time.Second
 	maxReply        = 16 << 10 // bytes of a turn's reply kept in the room
 	maxSummaryShown = 2000     // characters of a child's summary in a report-up

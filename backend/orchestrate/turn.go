@@ -101,7 +101,7 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	}
 	p := supervisor.StartParams{RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TeamID: team.ID,
 		Message: spec.message, Context: e.turnContext(ctx, team, m, mail), SessionKey: "team:" + team.ID + ":" + m.AgentID,
-		Reason: "team-turn"}
+		Reason: "team-turn", IdleTimeout: IdleWatchdog, IdleToolOpen: IdleToolOpen}
 	if m.Runtime != string(executor.Native) {
 		p.Model = m.Model
 	}

@@ -198,7 +198,18 @@ func (l *liveRun) drive() {
 // consume reads events until done, a closed stream, or abandonment.
 func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *outcome) {
 	s := l.s
-	idle := time.NewTimer(s.opts.IdleTimeout)
+	open := map[string]bool{} // tool calls with no result yet
+	idleFor := func() time.Duration {
+		d := s.opts.IdleTimeout
+		if l.params.IdleTimeout > 0 {
+			d = l.params.IdleTimeout
+		}
+		if len(open) > 0 && l.params.IdleToolOpen > d {
+			d = l.params.IdleToolOpen
+		}
+		return d
+	}
+	idle := time.NewTimer(idleFor())
 	defer idle.Stop()
 	var grace <-chan time.Time
 	stopping := false
@@ -240,7 +251,15 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 				default:
 				}
 			}
-			idle.Reset(s.opts.IdleTimeout)
+			switch ev.Kind {
+			case executor.KindToolCall:
+				if len(open) < 1024 { // bounded: a flood of unanswered calls cannot grow it
+					open[ev.ToolCallID] = true
+				}
+			case executor.KindToolResult:
+				delete(open, ev.ToolCallID)
+			}
+			idle.Reset(idleFor())
 			o.observe(ev)
 			l.record(ev)
 			if scope := l.account(ev, o); scope != "" && o.budgetStop == "" {

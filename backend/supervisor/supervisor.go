@@ -186,6 +186,11 @@ type StartParams struct {
 	// Reason says why the run was started (chat, team-turn, delegation,
 	// routine, api); it is logged with the run's start.
 	Reason string
+	// IdleTimeout, when set, replaces Options.IdleTimeout for this run, and
+	// IdleToolOpen applies instead while a tool call has no result yet
+	// (a team's idle watchdog: 8 minutes, 24 with a tool open).
+	IdleTimeout  time.Duration
+	IdleToolOpen time.Duration
 
 	workDir    string // the task's worktree, set by the runner
 	generation int    // successors since the first run of this task hit its turn limit

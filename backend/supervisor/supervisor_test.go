@@ -471,3 +471,31 @@ func TestFullDiskFailsRunWithClearError(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// TestPerRunIdleTimeoutAndOpenToolGrace: a run's own idle timeout replaces
+// the host's, and while a tool call has no result the longer one applies.
+func TestPerRunIdleTimeoutAndOpenToolGrace(t *testing.T) {
+	e := setup(t, Options{IdleTimeout: time.Hour})
+	ctx := context.Background()
+	wait := func(p StartParams) store.Run {
+		t.Helper()
+		h, err := e.sup.Start(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := h.Wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := wait(StartParams{RuntimeID: executor.Mock, Message: "!silent 600000", IdleTimeout: 80 * time.Millisecond, IdleToolOpen: time.Hour})
+	if r.Status != store.RunTimedOut {
+		t.Fatalf("silent with no tool open: %+v", r)
+	}
+	// The same silence with a tool call open outlasts the short timeout.
+	r = wait(StartParams{RuntimeID: executor.Mock, Message: "!toolcall build\n!silent 300\n!ok done", IdleTimeout: 80 * time.Millisecond, IdleToolOpen: 5 * time.Second})
+	if r.Status != store.RunSucceeded {
+		t.Fatalf("silent with a tool open: %+v", r)
+	}
+}
