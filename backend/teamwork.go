@@ -76,3 +76,10 @@ func (h teamHooks) Posted(teamID string, seq int64) {
 		h.b.Orchestrator.Posted(teamID, seq)
 	}
 }
+
+func (h teamHooks) Mail(ctx context.Context, teamID, agentID string, max int) string {
+	if h.b.Orchestrator == nil {
+		return ""
+	}
+	return h.b.Orchestrator.Piggyback(ctx, teamID, agentID, max)
+}

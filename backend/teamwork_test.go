@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/teams"
 )
 
@@ -292,5 +294,41 @@ func TestTeamTurnsCountAgainstTheTeamBudget(t *testing.T) {
 	var spent float64
 	if err := rg.b.Store.Reader().QueryRow(`SELECT COALESCE(SUM(nano), 0) / 1e9 FROM spend WHERE team_id = ?`, rg.team.ID).Scan(&spent); err != nil || spent < 0.05 {
 		t.Fatalf("team spend %v %v", spent, err)
+	}
+}
+
+// TestTeamMailRidesOnTasksAnswersOnce: a post addressed to a member
+// reaches it once, as a second content block of its next Tasks answer,
+// and never again (nor in a later run's digest).
+func TestTeamMailRidesOnTasksAnswersOnce(t *testing.T) {
+	rg := newTeamRig(t)
+	ctx := context.Background()
+	if _, err := teams.AppendPost(ctx, rg.b.Store, teams.Post{RoomID: rg.team.ID, TeamID: rg.team.ID, Author: rg.ids["Lead"],
+		Kind: teams.KindPeer, Body: "@Coder the parser needs tests", CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rg.b.MCP.Session(ctx, mcp.Tasks, mcp.Binding{TeamID: rg.team.ID, AgentID: rg.ids["Coder"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first, err := s.CallTool(ctx, "list_tasks", map[string]any{})
+	if err != nil || first.IsError {
+		t.Fatalf("list_tasks: %+v %v", first, err)
+	}
+	if len(first.Content) != 2 {
+		t.Fatalf("%d content blocks, want the answer and the mail", len(first.Content))
+	}
+	mail, _ := mcpgo.AsTextContent(first.Content[1])
+	if mail == nil || !strings.Contains(mail.Text, "| @Coder the parser needs tests") || !strings.Contains(mail.Text, "[Inter-session message · from="+rg.ids["Lead"]) {
+		t.Fatalf("mail block: %+v", first.Content[1])
+	}
+	again, err := s.CallTool(ctx, "list_tasks", map[string]any{})
+	if err != nil || len(again.Content) != 1 {
+		t.Fatalf("the mail came twice: %+v %v", again, err)
+	}
+	var via string
+	if err := rg.b.Store.Reader().QueryRow(`SELECT via FROM team_deliveries WHERE room_id = ? AND agent_id = ?`, rg.team.ID, rg.ids["Coder"]).Scan(&via); err != nil || via != "piggyback" {
+		t.Fatalf("delivery %q %v", via, err)
 	}
 }

@@ -62,7 +62,13 @@ type TeamHooks interface {
 	Delegate(ctx context.Context, teamID, agentID, assignee, task string, seq int64) (string, error)
 	// Posted is told of every post the servers store.
 	Posted(teamID string, seq int64)
+	// Mail returns up to max undelivered posts for the agent, wrapped,
+	// and marks them delivered ("" when none).
+	Mail(ctx context.Context, teamID, agentID string, max int) string
 }
+
+// MailRows is how many posts one Tasks answer carries as mail.
+const MailRows = 5
 
 // Hub holds the four servers and their HTTP transports.
 type Hub struct {

@@ -204,3 +204,44 @@ func (e *Engine) turnContext(ctx context.Context, team teams.Team, m teams.Membe
 	}
 	return b.String()
 }
+
+// Piggyback returns up to max undelivered posts for an agent (addressed
+// ones first), wrapped, each claimed for this delivery so it is never
+// given twice; "" when there is none.
+func (e *Engine) Piggyback(ctx context.Context, teamID, agentID string, max int) string {
+	team, err := e.o.Teams.Get(ctx, teamID)
+	if err != nil {
+		return ""
+	}
+	m, ok := team.Member(agentID)
+	if !ok {
+		return ""
+	}
+	ps, err := e.undelivered(ctx, teamID, agentID, 50)
+	if err != nil || len(ps) == 0 {
+		return ""
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		ai, aj := addressed(ps[i], m), addressed(ps[j], m)
+		if ai != aj {
+			return ai
+		}
+		return ps[i].Seq < ps[j].Seq
+	})
+	var pick []teams.Post
+	for _, p := range ps {
+		if len(pick) == max {
+			break
+		}
+		if e.claimDelivery(ctx, teamID, agentID, p.Seq, "piggyback") {
+			pick = append(pick, p)
+		}
+	}
+	sort.Slice(pick, func(i, j int) bool { return pick[i].Seq < pick[j].Seq })
+	var b strings.Builder
+	for _, p := range pick {
+		b.WriteString(teams.Wrap(p))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
