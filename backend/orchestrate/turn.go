@@ -160,6 +160,16 @@ func (e *Engine) watch(t *turn, h *supervisor.Handle) {
 		}
 		for _, r := range evs {
 			after = r.Seq
+			if r.Kind == string(executor.KindToolCall) && t.leader && t.runtime == string(executor.OpenClaw) {
+				// OpenClaw delegates with its own sessions_send tool.
+				var ev executor.Event
+				if json.Unmarshal(r.Data, &ev) == nil {
+					if d, ok := sessionsSend(ev); ok {
+						_, _ = e.delegate(context.Background(), t, d, 0)
+					}
+				}
+				continue
+			}
 			if r.Kind != string(executor.KindTextDelta) {
 				continue
 			}
@@ -316,4 +326,29 @@ func (e *Engine) HasLiveTask(ctx context.Context, teamID string) bool {
 		}
 	}
 	return false
+}
+
+// sessionsSend reads an OpenClaw sessions_send tool call as a delegation:
+// its sessionKey names the target agent ("agent:<id>:…"), its message is
+// the task.
+func sessionsSend(ev executor.Event) (executor.Delegation, bool) {
+	if ev.Kind != executor.KindToolCall || ev.Name != "sessions_send" {
+		return executor.Delegation{}, false
+	}
+	var in struct {
+		SessionKey string `json:"sessionKey"`
+		Message    string `json:"message"`
+	}
+	if json.Unmarshal(ev.Input, &in) != nil {
+		return executor.Delegation{}, false
+	}
+	rest, ok := strings.CutPrefix(in.SessionKey, "agent:")
+	if !ok {
+		return executor.Delegation{}, false
+	}
+	id, _, _ := strings.Cut(rest, ":")
+	if id == "" || strings.TrimSpace(in.Message) == "" {
+		return executor.Delegation{}, false
+	}
+	return executor.Delegation{Assignee: id, Task: in.Message}, true
 }
