@@ -405,9 +405,10 @@ describe('spend', { timeout: 30_000 }, () => {
       const listed = (await apiGet('/api/budgets')).budgets.find((x) => x.scopeId === agent.id);
       assert.deepEqual([listed.limitUsd, listed.mode], [5, 'warn']);
 
-      // Another client's change arrives live ("budget" events).
-      await apiPost('/api/budgets', { scope: 'team', scopeId: 'e2e-team', limitUsd: 2.5, mode: 'cap' });
-      await page.locator('[data-testid="budget-row"][data-scope="team"][data-scope-id="e2e-team"]').waitFor();
+      // Another client's change arrives live ("budget" events). A team budget names a real team.
+      const { team } = await apiPost('/api/teams', { name: 'E2E budget team' });
+      await apiPost('/api/budgets', { scope: 'team', scopeId: team.id, limitUsd: 2.5, mode: 'cap' });
+      await page.locator(`[data-testid="budget-row"][data-scope="team"][data-scope-id="${team.id}"]`).waitFor();
 
       await row.getByTestId('budget-delete').click();
       await page.getByTestId('budget-delete-confirm').click();

@@ -102,6 +102,7 @@ function decodeMissionMember(v: unknown): MissionMember {
   if (typeof o.taskTitle === 'string' && o.taskTitle) out.taskTitle = o.taskTitle;
   if (typeof o.runId === 'string' && o.runId) out.runId = o.runId;
   if (typeof o.latestLine === 'string' && o.latestLine) out.latestLine = o.latestLine;
+  if (typeof o.why === 'string' && o.why) out.why = o.why;
   return out;
 }
 

@@ -94,6 +94,8 @@ export interface MissionMember extends Member {
   taskTitle?: string;
   runId?: string;
   latestLine?: string;
+  /** Why a member is over budget or not ready, in the backend's words (beside the contract). */
+  why?: string;
 }
 
 export interface RecentTask {
