@@ -5,6 +5,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/teams"
 )
 
@@ -257,6 +259,9 @@ func TestTeamDelegationLimitsAndRefusals(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// MaxExchangeForTest is orchestrate.MaxExchange.
+const MaxExchangeForTest = orchestrate.MaxExchange
+
 // TestTeamTurnsCountAgainstTheTeamBudget: a turn's cost is charged to the
 // team; once a capped team budget is used up, the next message is refused
 // with the reason, and the room says so.
@@ -330,5 +335,51 @@ func TestTeamMailRidesOnTasksAnswersOnce(t *testing.T) {
 	var via string
 	if err := rg.b.Store.Reader().QueryRow(`SELECT via FROM team_deliveries WHERE room_id = ? AND agent_id = ?`, rg.team.ID, rg.ids["Coder"]).Scan(&via); err != nil || via != "piggyback" {
 		t.Fatalf("delivery %q %v", via, err)
+	}
+}
+
+// TestTeamPeerExchangeIsBounded: a member's post naming another member
+// wakes it for a reply turn; the sixth wake of one exchange is refused
+// with a post, until a person speaks.
+func TestTeamPeerExchangeIsBounded(t *testing.T) {
+	rg := newTeamRig(t)
+	ctx := context.Background()
+	s, err := rg.b.MCP.Session(ctx, mcp.TeamChat, mcp.Binding{TeamID: rg.team.ID, AgentID: rg.ids["Coder"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	replies := func() int {
+		n := 0
+		for _, p := range rg.posts(t) {
+			if p.AuthorName == "Researcher" {
+				n++
+			}
+		}
+		return n
+	}
+	for i := 1; i <= MaxExchangeForTest; i++ {
+		if res, err := s.CallTool(ctx, "team_chat_post", map[string]any{"text": "@Researcher which format, round " + strconv.Itoa(i) + "?"}); err != nil || res.IsError {
+			t.Fatalf("post: %+v %v", res, err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for replies() < i && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := replies(); got != i {
+			t.Fatalf("round %d: %d replies", i, got)
+		}
+		for len(rg.b.Orchestrator.LiveTurns(rg.team.ID)) > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if res, err := s.CallTool(ctx, "team_chat_post", map[string]any{"text": "@Researcher one more?"}); err != nil || res.IsError {
+		t.Fatalf("post: %+v %v", res, err)
+	}
+	rg.waitPost(t, "saying the exchange stopped", func(p wirePost) bool {
+		return p.Kind == "system" && strings.Contains(p.Body, "stopped after 5 turns")
+	})
+	if got := replies(); got != MaxExchangeForTest {
+		t.Fatalf("%d replies after the limit", got)
 	}
 }

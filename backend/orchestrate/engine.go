@@ -52,6 +52,7 @@ const (
 	MaxFanout       = 8                // delegations one turn may make
 	MaxAutoFires    = 3                // automatic follow-up turns of one mission
 	MaxFailures     = 3                // failed starts of one delegation before it is given up
+	MaxExchange     = 5                // turns of one peer exchange (until a person speaks)
 	UpdateWindow    = 3 * time.Second  // [Task Update]s of one team are batched this long
 	DigestBudget    = 4000             // characters of room posts in a run's context
 	PumpEvery       = time.Minute      // the dispatch pump's period
@@ -254,4 +255,7 @@ func (e *Engine) Posted(teamID string, seq int64) {
 	}
 	e.Posts.PublishMust(ps[0])
 	e.signal(ps[0])
+	if ps[0].Kind == teams.KindPeer {
+		e.peerWake(context.Background(), ps[0])
+	}
 }

@@ -245,3 +245,41 @@ func (e *Engine) Piggyback(ctx context.Context, teamID, agentID string, max int)
 	}
 	return b.String()
 }
+
+// peerWake starts a reply turn of each idle member an agent's post names
+// (@Name): a peer exchange, at most MaxExchange turns until a person
+// speaks, the limit said in the room when hit. Leaders are woken by the
+// pump instead, and a member with a live run reads the post from its mail.
+func (e *Engine) peerWake(ctx context.Context, p teams.Post) {
+	if p.Author == teams.AuthorUser || p.Author == teams.AuthorSystem {
+		return
+	}
+	team, err := e.o.Teams.Get(ctx, p.TeamID)
+	if err != nil {
+		return
+	}
+	author, ok := team.Member(p.Author)
+	if !ok {
+		return
+	}
+	live := e.LiveTurns(team.ID)
+	for _, m := range team.Members {
+		if m.AgentID == p.Author || m.Role == "leader" || !addressed(p, m) || live[m.AgentID] != "" {
+			continue
+		}
+		e.mu.Lock()
+		e.fires["peer:"+team.ID]++
+		n := e.fires["peer:"+team.ID]
+		e.mu.Unlock()
+		if n > MaxExchange {
+			if n == MaxExchange+1 {
+				e.system(team.ID, fmt.Sprintf("The exchange between members stopped after %d turns (the limit); @%s was not woken. Post in the room to continue.", MaxExchange, m.Name))
+			}
+			return
+		}
+		if _, err := e.startTurn(ctx, team, m, turnSpec{message: fmt.Sprintf("@%s wrote to you in the team room (above). Reply there.", author.Name),
+			peer: true}); err != nil {
+			e.system(team.ID, fmt.Sprintf("@%s did not take a turn to reply: %s", m.Name, words(err)))
+		}
+	}
+}

@@ -29,6 +29,7 @@ type turn struct {
 	mission string
 	title   string // the mission's title when it has to be made
 	fanout  int    // delegations this turn made (under Engine.mu)
+	peer    bool   // a turn of a peer exchange: its reply may wake the next peer
 }
 
 // turnSpec says why a turn is taken.
@@ -37,6 +38,7 @@ type turnSpec struct {
 	trigger int64  // the post that asked it (delivered with the turn, not repeated in its digest)
 	mission string // the mission a follow-up continues ("" for a person's message)
 	title   string // a new mission's title
+	peer    bool   // part of a peer exchange
 }
 
 func key(team, agent string) string { return team + "\x00" + agent }
@@ -59,9 +61,11 @@ func (e *Engine) Chat(ctx context.Context, teamID, message, target string) (team
 	} else if m, ok = team.Leader(); !ok {
 		return teams.Post{}, "", ErrNoLeader
 	}
-	// A person speaking lifts the limit on waking the leader for mail.
+	// A person speaking lifts the limits on waking the leader for mail and
+	// on a peer exchange.
 	e.mu.Lock()
 	delete(e.fires, "wake:"+team.ID)
+	delete(e.fires, "peer:"+team.ID)
 	e.mu.Unlock()
 	p := teams.Post{TeamID: team.ID, Author: teams.AuthorUser, Kind: teams.KindUser, Body: message}
 	if target != "" {
@@ -88,7 +92,7 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 		return "", ErrClosed
 	}
 	t := &turn{teamID: team.ID, agentID: m.AgentID, name: m.Name, runtime: m.Runtime, leader: m.Role == "leader",
-		mission: spec.mission, title: spec.title}
+		mission: spec.mission, title: spec.title, peer: spec.peer}
 	if team.RepoPath != nil {
 		t.repo = *team.RepoPath
 	}
@@ -203,9 +207,12 @@ func (e *Engine) finishTurn(t *turn, run store.Run, werr error) {
 		if body == "" {
 			body = "(no reply)"
 		}
-		_, _ = e.post(ctx, teams.Post{TeamID: t.teamID, Author: t.agentID, Kind: teams.KindPeer, Body: clip(body, maxReply)})
+		reply, _ := e.post(ctx, teams.Post{TeamID: t.teamID, Author: t.agentID, Kind: teams.KindPeer, Body: clip(body, maxReply)})
 		if t.leader {
 			e.actOnTags(ctx, t, run.Summary)
+		}
+		if t.peer && reply.Seq > 0 {
+			e.peerWake(ctx, reply)
 		}
 	} else {
 		msg := run.Error
