@@ -154,6 +154,43 @@ describe('teams', { timeout: 120_000 }, () => {
     }
   });
 
+  test('the board filters by team, and New Task takes a team and an assignee', async () => {
+    const { agent } = await api('POST', '/api/agents', { name: 'Board Worker', runtime: 'clawboo-mock' });
+    const { team } = await api('POST', '/api/teams', { name: 'Board crew', leaderAgentId: agent.id });
+    await api('POST', '/api/board', { title: 'Outside the team', kind: 'research' });
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board`, { viewport: { width: 1280, height: 800 } });
+    try {
+      await page.waitForSelector(`[data-testid="board-team"] option[value="${team.id}"]`, { state: 'attached' });
+      await page.getByTestId('new-task').click();
+      await page.getByTestId('new-task-dialog').waitFor();
+      await page.getByTestId('new-task-title').fill('Inside the team');
+      await page.getByTestId('new-task-kind').selectOption('research');
+      await page.getByTestId('new-task-team').selectOption(team.id);
+      await page.getByTestId('new-task-assignee').selectOption(agent.id);
+      await page.getByTestId('new-task-submit').click();
+      await page.getByTestId('new-task-dialog').waitFor({ state: 'hidden' });
+      const made = (await api('GET', `/api/board?teamId=${encodeURIComponent(team.id)}`)).tasks;
+      assert.deepEqual(
+        made.map((t) => [t.title, t.teamId, t.assigneeAgentId]),
+        [['Inside the team', team.id, agent.id]],
+      );
+
+      // Filtering: the select, and the link mission control uses (#/board?team=...).
+      await page.getByTestId('board-team').selectOption(team.id);
+      await page.waitForFunction((id) => location.hash === `#/board?team=${encodeURIComponent(id)}`, team.id);
+      await page.locator('[data-testid="task-card"]', { hasText: 'Outside the team' }).waitFor({ state: 'detached' });
+      assert.equal(await page.locator('[data-testid="task-card"]', { hasText: 'Inside the team' }).count(), 1);
+      await page.getByTestId('board-team').selectOption('');
+      await page.locator('[data-testid="task-card"]', { hasText: 'Outside the team' }).waitFor();
+      await page.evaluate((id) => (location.hash = `#/board?team=${encodeURIComponent(id)}`), team.id);
+      await page.locator('[data-testid="task-card"]', { hasText: 'Outside the team' }).waitFor({ state: 'detached' });
+      assert.equal(await page.getByTestId('board-team').inputValue(), team.id);
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a 1,000-post room renders within 200 ms', async () => {
     const { agent } = await api('POST', '/api/agents', { name: 'Bench Lead', runtime: 'clawboo-mock' });
     const { team } = await api('POST', '/api/teams', { name: 'Bench room', leaderAgentId: agent.id });
