@@ -25,6 +25,9 @@ func (e *Engine) refuseDelegation(teamID, why string) error {
 // tasks the new one waits for (a plan's earlier steps).
 func (e *Engine) delegate(ctx context.Context, t *turn, d executor.Delegation, seq int64, deps ...string) (string, error) {
 	ctx = context.WithoutCancel(ctx)
+	if out, ok, err := e.toGateway(ctx, t, d); ok {
+		return out, err
+	}
 	id, err := e.makeDelegation(ctx, t, d, seq, deps...)
 	if err != nil {
 		return "", err
@@ -197,7 +200,11 @@ func (e *Engine) actOnTags(ctx context.Context, t *turn, summary string) {
 		if tg.plan > 0 && prev[tg.plan] != "" {
 			deps = []string{prev[tg.plan]}
 		}
-		id, err := e.makeDelegation(ctx, t, executor.Delegation{Assignee: tg.to, Task: tg.task}, 0, deps...)
+		d := executor.Delegation{Assignee: tg.to, Task: tg.task}
+		if _, ok, _ := e.toGateway(ctx, t, d); ok {
+			continue
+		}
+		id, err := e.makeDelegation(ctx, t, d, 0, deps...)
 		if err != nil {
 			continue // refused with a room post
 		}
@@ -222,4 +229,28 @@ func (e *Engine) DelegateFromMCP(ctx context.Context, teamID, agentID, assignee,
 		return "", e.refuseDelegation(teamID, fmt.Sprintf("a team_delegate from %s was refused: only the team leader's live turn may delegate", agentID))
 	}
 	return e.delegate(ctx, t, executor.Delegation{Assignee: assignee, Task: task}, seq)
+}
+
+// toGateway delivers a delegation to an OpenClaw member as a team turn in
+// its Gateway session (the task runner does not run OpenClaw, so there is
+// no board task): ok is false for a member on any other runtime.
+func (e *Engine) toGateway(ctx context.Context, t *turn, d executor.Delegation) (string, bool, error) {
+	team, err := e.o.Teams.Get(ctx, t.teamID)
+	if err != nil {
+		return "", false, nil
+	}
+	m, err := team.Resolve(d.Assignee)
+	if err != nil || m.Runtime != string(executor.OpenClaw) || m.AgentID == t.agentID {
+		return "", false, nil
+	}
+	task := strings.TrimSpace(d.Task)
+	if task == "" {
+		return "", true, e.refuseDelegation(team.ID, fmt.Sprintf("the delegation to @%s has no task", m.Name))
+	}
+	_, _ = e.post(ctx, teams.Post{TeamID: team.ID, Author: t.agentID, Kind: teams.KindDelegate, Body: task, Assignee: m.AgentID})
+	if _, err := e.startTurn(ctx, team, m, turnSpec{message: fmt.Sprintf("@%s asks you: %s", t.name, task)}); err != nil {
+		e.system(team.ID, fmt.Sprintf("@%s did not take the task: %s", m.Name, words(err)))
+		return "", true, err
+	}
+	return fmt.Sprintf("Delivered to @%s's OpenClaw session as a team turn (OpenClaw does not take board tasks); its answer will be in the room.", m.Name), true, nil
 }
