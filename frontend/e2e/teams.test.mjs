@@ -114,6 +114,16 @@ describe('teams', { timeout: 120_000 }, () => {
       await card.getByTestId('team-add-member-submit').click();
       await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"]`).waitFor();
       await shoot(page, 'teams');
+      // Change the leader to the new member and back.
+      const leaderOf = async () => (await api('GET', `/api/teams/${encodeURIComponent(teamId)}`)).team.leaderAgentId;
+      const until = async (want) => {
+        for (let i = 0; i < 100 && (await leaderOf()) !== want; i++) await page.waitForTimeout(50);
+        assert.equal(await leaderOf(), want);
+      };
+      await card.getByTestId('team-leader').selectOption(helper.id);
+      await until(helper.id);
+      await card.getByTestId('team-leader').selectOption(lead.id);
+      await until(lead.id);
       await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"] [data-testid="team-member-remove"]`).click();
       await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"]`).waitFor({ state: 'detached' });
       await card.getByTestId('team-brief-edit').click();
@@ -148,6 +158,28 @@ describe('teams', { timeout: 120_000 }, () => {
       await page.waitForSelector('[data-testid="team-post"]');
       await page.waitForTimeout(300);
       assert.deepEqual(await shownSeqs(page), seqs);
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a team is deleted from its card, after a confirmation', async () => {
+    const { team } = await api('POST', '/api/teams', { name: 'Short-lived' });
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/teams`);
+    try {
+      const card = page.locator(`[data-testid="team-card"][data-team-id="${team.id}"]`);
+      await card.getByTestId('team-delete').click();
+      const dialog = page.locator('dialog[open][data-testid="team-delete-dialog"]');
+      await dialog.waitFor();
+      // Focus starts on Cancel; Escape closes without deleting.
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.ok((await api('GET', '/api/teams')).teams.some((t) => t.id === team.id));
+      await card.getByTestId('team-delete').click();
+      await page.locator('dialog[open] [data-testid="team-delete-confirm"]').click();
+      await card.waitFor({ state: 'detached' });
+      assert.equal((await api('GET', '/api/teams')).teams.some((t) => t.id === team.id), false);
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();
