@@ -208,6 +208,7 @@ func TestTeamDelegationLimitsAndRefusals(t *testing.T) {
 	rg := newTeamRig(t)
 	var msg strings.Builder
 	msg.WriteString("!delegate @Nobody kind=research x\n")
+	msg.WriteString("!delegate @Coder kind=code repo=/etc !write passwd pwned\n")
 	for i := 0; i < 9; i++ {
 		msg.WriteString("!delegate @Researcher kind=research !ok r\n")
 	}
@@ -222,6 +223,9 @@ func TestTeamDelegationLimitsAndRefusals(t *testing.T) {
 			t.Fatalf("the refusal does not name %s: %q", name, unknown.Body)
 		}
 	}
+	rg.waitPost(t, "refusing another repository", func(p wirePost) bool {
+		return p.Kind == "system" && strings.Contains(p.Body, `names the repository "/etc"; a delegation may only use the team's repository`)
+	})
 	rg.waitPost(t, "refusing the ninth", func(p wirePost) bool {
 		return p.Kind == "system" && strings.Contains(p.Body, "fan-out limit")
 	})

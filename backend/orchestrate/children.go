@@ -260,7 +260,14 @@ func (e *Engine) fireUpdate(teamID string) {
 				continue
 			}
 			m, _ := e.member(ctx, teamID, r.assignee)
-			lines = append(lines, fmt.Sprintf("- @%s, task %s: %s", m.Name, r.taskID, r.outcome))
+			// The outcome carries the child's own summary: quoted, so a
+			// member's text cannot pose as the update's frame.
+			status, summary, _ := strings.Cut(r.outcome, ": ")
+			line := fmt.Sprintf("- @%s, task %s: %s", m.Name, r.taskID, status)
+			if strings.TrimSpace(summary) != "" {
+				line += "\n" + teams.Quote(summary, "  ")
+			}
+			lines = append(lines, line)
 		}
 		if len(lines) == 0 {
 			continue

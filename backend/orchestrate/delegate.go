@@ -77,19 +77,16 @@ func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegat
 	if len(task) > 16<<10 {
 		return "", e.refuseDelegation(team.ID, fmt.Sprintf("the task for @%s is over 16 KiB", m.Name))
 	}
-	e.mu.Lock()
-	if t.fanout >= MaxFanout {
-		e.mu.Unlock()
-		return "", e.refuseDelegation(team.ID, fmt.Sprintf("@%s's turn already delegated %d tasks, the most one turn may (fan-out limit); the task for @%s was not made",
-			t.name, MaxFanout, m.Name))
+	// An agent never picks a repository: a delegation works in the team's
+	// (or names it again), so a leader cannot point a member's worktree and
+	// writes at some other repository on the machine.
+	repo := t.repo
+	if r := strings.TrimSpace(d.RepoPath); r != "" && r != t.repo {
+		return "", e.refuseDelegation(team.ID, fmt.Sprintf("the task for @%s names the repository %q; a delegation may only use the team's repository", m.Name, clip(r, 200)))
 	}
-	t.fanout++
-	e.mu.Unlock()
-	undo := func() { e.mu.Lock(); t.fanout--; e.mu.Unlock() }
-
-	repo := strings.TrimSpace(d.RepoPath)
-	if repo == "" {
-		repo = t.repo
+	undo, err := e.takeFanout(team.ID, t, m)
+	if err != nil {
+		return "", err
 	}
 	kind := board.Kind(d.Kind)
 	if !kind.Valid() {
@@ -247,10 +244,29 @@ func (e *Engine) toGateway(ctx context.Context, t *turn, d executor.Delegation) 
 	if task == "" {
 		return "", true, e.refuseDelegation(team.ID, fmt.Sprintf("the delegation to @%s has no task", m.Name))
 	}
+	if _, err := e.takeFanout(team.ID, t, m); err != nil {
+		return "", true, err
+	}
 	_, _ = e.post(ctx, teams.Post{TeamID: team.ID, Author: t.agentID, Kind: teams.KindDelegate, Body: task, Assignee: m.AgentID})
 	if _, err := e.startTurn(ctx, team, m, turnSpec{message: fmt.Sprintf("@%s asks you: %s", t.name, task)}); err != nil {
 		e.system(team.ID, fmt.Sprintf("@%s did not take the task: %s", m.Name, words(err)))
 		return "", true, err
 	}
 	return fmt.Sprintf("Delivered to @%s's OpenClaw session as a team turn (OpenClaw does not take board tasks); its answer will be in the room.", m.Name), true, nil
+}
+
+// takeFanout counts one delegation of turn t against the fan-out limit;
+// undo gives it back when the delegation is not made after all.
+func (e *Engine) takeFanout(teamID string, t *turn, m teams.Member) (undo func(), err error) {
+	e.mu.Lock()
+	full := t.fanout >= MaxFanout
+	if !full {
+		t.fanout++
+	}
+	e.mu.Unlock()
+	if full {
+		return nil, e.refuseDelegation(teamID, fmt.Sprintf("@%s's turn already delegated %d tasks, the most one turn may (fan-out limit); the task for @%s was not made",
+			t.name, MaxFanout, m.Name))
+	}
+	return func() { e.mu.Lock(); t.fanout--; e.mu.Unlock() }, nil
 }

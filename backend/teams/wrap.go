@@ -66,3 +66,17 @@ func neutralise(body string) string {
 	}, body)
 	return fakeHeader.ReplaceAllString(body, "[quoted inter-session message")
 }
+
+// Quote renders text written by an agent for another agent's prompt
+// outside a post (a child's summary in a [Task Update]): neutralised like
+// a post's body, every line prefixed with indent and "| ".
+func Quote(body, indent string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(neutralise(body), "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "| " + line)
+	}
+	return b.String()
+}

@@ -94,12 +94,24 @@ func (e errString) Error() string { return string(e) }
 func (r *run) delegateTo(arg string) bool {
 	who, task, _ := strings.Cut(strings.TrimSpace(arg), " ")
 	task = strings.TrimSpace(task)
-	kind := ""
-	if k, rest, ok := strings.Cut(task, " "); ok && strings.HasPrefix(k, "kind=") {
-		kind, task = strings.TrimPrefix(k, "kind="), strings.TrimSpace(rest)
+	d := executor.Delegation{Assignee: who}
+	for {
+		k, rest, ok := strings.Cut(task, " ")
+		switch {
+		case ok && strings.HasPrefix(k, "kind="):
+			d.Kind = strings.TrimPrefix(k, "kind=")
+		case ok && strings.HasPrefix(k, "repo="):
+			d.RepoPath = strings.TrimPrefix(k, "repo=")
+		default:
+			ok = false
+		}
+		if !ok {
+			break
+		}
+		task = strings.TrimSpace(rest)
 	}
-	task = strings.ReplaceAll(task, `\n`, "\n")
-	d := executor.Delegation{Assignee: who, Task: task, Kind: kind}
+	d.Task = strings.ReplaceAll(task, `\n`, "\n")
+	task = d.Task
 	id := r.nextToolID()
 	input, _ := json.Marshal(d)
 	if !r.emit(executor.ToolCall(id, "delegate", input)) {

@@ -32,7 +32,7 @@
 //	!usage <in> <out> [model]         a cost event with tokens and no price
 //	!localcost <in> <out> [model]     a cost event of a free local model
 //	!write <path> <text>              write text to a file in the working folder
-//	!delegate <@member> [kind=<k>] <task>  a leader's delegation (a "delegate" tool call
+//	!delegate <@member> [kind=<k>] [repo=<path>] <task>  a leader's delegation (a "delegate" tool call
 //	                                  and its result); "\n" in the task is a new line,
 //	                                  so the child's message can carry directives
 //
