@@ -387,3 +387,21 @@ func TestTeamPeerExchangeIsBounded(t *testing.T) {
 		t.Fatalf("%d replies after the limit", got)
 	}
 }
+
+// TestTeamRoomNeverStoresAKey: a key in a person's message or in a turn's
+// reply is scrubbed before the post is stored, served or streamed.
+func TestTeamRoomNeverStoresAKey(t *testing.T) {
+	rg := newTeamRig(t)
+	const key = "sk-ant-api03-SENTINEL-team-4e9d1c7a2b"
+	rg.chat(t, "here is "+key+"\n!ok the key is "+key)
+	rg.waitPost(t, "of the reply", func(p wirePost) bool { return p.AuthorName == "Lead" })
+	for _, p := range rg.posts(t) {
+		if strings.Contains(p.Body, "SENTINEL") {
+			t.Fatalf("a post carries the key: %+v", p)
+		}
+	}
+	var n int
+	if err := rg.b.Store.Reader().QueryRow(`SELECT COUNT(*) FROM team_chat WHERE body LIKE '%SENTINEL%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d stored posts carry the key (%v)", n, err)
+	}
+}

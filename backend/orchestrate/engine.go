@@ -29,7 +29,8 @@
 //     agent, marked durably in team_deliveries: in a run-start digest
 //     (addressed first, then ambient, within a 4,000-character budget), or
 //     as a live signal to a native run.
-//   - Posts are published on Posts only after they are stored.
+//   - Posts are published on Posts only after they are stored, and stored
+//     scrubbed of secret-looking tokens (a run's summary may quote a key).
 package orchestrate
 
 import (
@@ -42,6 +43,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/teams"
@@ -230,6 +232,7 @@ func (e *Engine) forwardBoard(sub *bus.Subscription[board.Event]) {
 func (e *Engine) post(ctx context.Context, p teams.Post) (teams.Post, error) {
 	p.RoomID = p.TeamID
 	p.CreatedAt = e.o.Now().UnixMilli()
+	p.Body = redact.Secrets(p.Body) // a summary or a message may carry a key
 	seq, err := teams.AppendPost(ctx, e.o.Store, p)
 	if err != nil {
 		e.o.Log.Error("team room post not stored", "team", p.TeamID, "err", err)
