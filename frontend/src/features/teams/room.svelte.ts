@@ -4,7 +4,7 @@
 // the typing bubbles; turns and board events re-read mission control
 // (debounced), which is also re-read every 10 s.
 
-import { describeError, type ApiClient } from '../../lib/api/client';
+import { ApiError, describeError, type ApiClient, type FetchFn } from '../../lib/api/client';
 import { teamStreamUrl } from '../../lib/api/teamClient';
 import { decodePost, parseDelta, parseTeamBoard, parseTurn } from '../../lib/api/teamDecode';
 import type { Mission, Post, Team } from '../../lib/api/teamTypes';
@@ -32,16 +32,20 @@ export class RoomStore {
   private stream: SseStream | null = null;
   private timer: ReturnType<typeof setInterval> | undefined;
   private soon: ReturnType<typeof setTimeout> | undefined;
+  private retry: ReturnType<typeof setTimeout> | undefined;
   private ctl = new AbortController();
   private missionSeq = 0;
 
   constructor(
     private readonly api: ApiClient,
     readonly teamId: string,
+    /** The stream's fetch (tests inject one); the global fetch by default. */
+    private readonly streamFetch?: FetchFn,
   ) {}
 
   async start(): Promise<void> {
     const signal = this.ctl.signal;
+    clearInterval(this.timer);
     this.timer = setInterval(() => void this.loadMission(), MISSION_EVERY_MS);
     void this.loadMission();
     try {
@@ -49,9 +53,15 @@ export class RoomStore {
       if (signal.aborted) return;
       this.team = team;
       this.loaded = true;
+      this.error = '';
     } catch (err) {
       if (signal.aborted) return;
       this.error = describeError(err);
+      clearInterval(this.timer);
+      // An unknown team (4xx) stays unknown; anything else is tried again.
+      if (!(err instanceof ApiError && err.status >= 400 && err.status < 500)) {
+        this.retry = setTimeout(() => void this.start(), 3_000);
+      }
       return;
     }
     this.openStream();
@@ -63,6 +73,7 @@ export class RoomStore {
     this.stream = null;
     clearInterval(this.timer);
     clearTimeout(this.soon);
+    clearTimeout(this.retry);
   }
 
   /** Reads every post after the newest one held, page by page. */
@@ -93,6 +104,7 @@ export class RoomStore {
         this.error = describeError(err);
       },
       maxDelayMs: 10_000,
+      ...(this.streamFetch ? { fetch: this.streamFetch } : {}),
     });
   }
 
