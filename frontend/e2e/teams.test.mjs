@@ -186,6 +186,23 @@ describe('teams', { timeout: 120_000 }, () => {
     }
   });
 
+  test('a room without a leader says why a message got no answer; Stop says when nothing ran', async () => {
+    const { team } = await api('POST', '/api/teams', { name: 'Leaderless' });
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/teams/${encodeURIComponent(team.id)}`);
+    try {
+      await page.getByTestId('team-message').fill('anyone there?');
+      await page.getByTestId('team-send').click();
+      await waitText(page, 'team-send-error', /no leader/);
+      await page.getByTestId('team-stop').click();
+      await waitText(page, 'team-stop-note', /Nothing was running/);
+      await page.getByTestId('mission-stop-all').click();
+      await page.getByTestId('mission').getByText('Nothing was running.').waitFor();
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('the board filters by team, and New Task takes a team and an assignee', async () => {
     const { agent } = await api('POST', '/api/agents', { name: 'Board Worker', runtime: 'clawboo-mock' });
     const { team } = await api('POST', '/api/teams', { name: 'Board crew', leaderAgentId: agent.id });
