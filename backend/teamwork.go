@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/orchestrate"
@@ -64,11 +65,11 @@ func (b *Backend) teamProbes() orchestrate.Probes {
 // the orchestrator (built after the hub, so looked up per call).
 type teamHooks struct{ b *Backend }
 
-func (h teamHooks) Delegate(ctx context.Context, teamID, agentID, assignee, task string, seq int64) (string, error) {
+func (h teamHooks) Delegate(ctx context.Context, teamID, agentID, assignee, task string) (string, error) {
 	if h.b.Orchestrator == nil {
-		return "recorded; the orchestrator is not running, so nothing was started", nil
+		return "", errors.New("delegation is unavailable: the orchestrator is not running")
 	}
-	return h.b.Orchestrator.DelegateFromMCP(ctx, teamID, agentID, assignee, task, seq)
+	return h.b.Orchestrator.DelegateFromMCP(ctx, teamID, agentID, assignee, task)
 }
 
 func (h teamHooks) Posted(teamID string, seq int64) {

@@ -179,7 +179,7 @@ func BenchmarkTeamDelegateToChildStart(bm *testing.B) {
 			bm.StartTimer()
 		}
 		t0 := time.Now()
-		out, err := b.Orchestrator.DelegateFromMCP(ctx, team.ID, lead.AgentID, "@"+member.Name, "!ok child", 0)
+		out, err := b.Orchestrator.DelegateFromMCP(ctx, team.ID, lead.AgentID, "@"+member.Name, "!ok child")
 		delegated += time.Since(t0)
 		if err != nil || !strings.HasPrefix(out, "Delegated to") {
 			bm.Fatalf("delegate: %q %v", out, err)

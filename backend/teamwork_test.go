@@ -235,7 +235,7 @@ func TestTeamDelegationLimitsAndRefusals(t *testing.T) {
 	}
 	// A member that is not leading a live turn cannot delegate over MCP,
 	// whatever its session says.
-	if _, err := rg.b.Orchestrator.DelegateFromMCP(context.Background(), rg.team.ID, rg.ids["Coder"], "@Researcher", "x", 0); err == nil {
+	if _, err := rg.b.Orchestrator.DelegateFromMCP(context.Background(), rg.team.ID, rg.ids["Coder"], "@Researcher", "x"); err == nil {
 		t.Fatal("a non-leader's team_delegate was accepted")
 	}
 	// A member of another team is unknown here.

@@ -57,9 +57,9 @@ type Options struct {
 
 // TeamHooks are the host's side of clawboo-teamchat.
 type TeamHooks interface {
-	// Delegate acts on a signed team_delegate, already recorded in the room
-	// as post seq; the answer is what the caller is told.
-	Delegate(ctx context.Context, teamID, agentID, assignee, task string, seq int64) (string, error)
+	// Delegate acts on a signed team_delegate and records it in the room;
+	// the answer is what the caller is told.
+	Delegate(ctx context.Context, teamID, agentID, assignee, task string) (string, error)
 	// Posted is told of every post the servers store.
 	Posted(teamID string, seq int64)
 	// Mail returns up to max undelivered posts for the agent, wrapped,

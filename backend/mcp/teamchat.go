@@ -218,17 +218,20 @@ func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp
 	if r != nil {
 		return r
 	}
+	if h := tc.h.opts.Team; h != nil {
+		// The host acts on it and records it in the room itself, with the
+		// assignee resolved to a member (a refused one is not recorded as
+		// a delegation, only as the refusal).
+		out, err := h.Delegate(ctx, c.TeamID, c.AgentID, a.Assignee, redact.Secrets(task))
+		if err != nil {
+			return toolcall.Error(err.Error())
+		}
+		return toolcall.JSON(map[string]any{"result": out})
+	}
 	p := teams.Post{RoomID: c.TeamID, TeamID: c.TeamID, Author: c.AgentID, Kind: kindDelegate, Body: task, Assignee: a.Assignee}
 	seq, r := tc.store(ctx, p)
 	if r != nil {
 		return r
-	}
-	if h := tc.h.opts.Team; h != nil {
-		out, err := h.Delegate(ctx, c.TeamID, c.AgentID, a.Assignee, task, seq)
-		if err != nil {
-			return toolcall.Error(err.Error())
-		}
-		return toolcall.JSON(map[string]any{"delegated": map[string]any{"seq": seq, "roomId": p.RoomID, "assignee": p.Assignee}, "result": out})
 	}
 	return toolcall.JSON(map[string]any{"delegated": map[string]any{"seq": seq, "roomId": p.RoomID, "assignee": p.Assignee}})
 }

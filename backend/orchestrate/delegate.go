@@ -20,15 +20,14 @@ func (e *Engine) refuseDelegation(teamID, why string) error {
 	return errors.New(why)
 }
 
-// delegate acts on one delegation signal of turn t. seq is the room post
-// already recording it (a team_delegate call), or 0 to post one. deps are
-// tasks the new one waits for (a plan's earlier steps).
-func (e *Engine) delegate(ctx context.Context, t *turn, d executor.Delegation, seq int64, deps ...string) (string, error) {
+// delegate acts on one delegation signal of turn t and records it in the
+// room. deps are tasks the new one waits for (a plan's earlier steps).
+func (e *Engine) delegate(ctx context.Context, t *turn, d executor.Delegation, deps ...string) (string, error) {
 	ctx = context.WithoutCancel(ctx)
 	if out, ok, err := e.toGateway(ctx, t, d); ok {
 		return out, err
 	}
-	id, err := e.makeDelegation(ctx, t, d, seq, deps...)
+	id, err := e.makeDelegation(ctx, t, d, deps...)
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +57,7 @@ func (e *Engine) member(ctx context.Context, teamID, agentID string) (teams.Memb
 
 // makeDelegation checks a signal against the team and the limits, makes
 // the child task under the turn's mission and records the delegation.
-func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegation, seq int64, deps ...string) (string, error) {
+func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegation, deps ...string) (string, error) {
 	team, err := e.o.Teams.Get(ctx, t.teamID)
 	if err != nil {
 		return "", err
@@ -123,9 +122,7 @@ func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegat
 		undo()
 		return "", fmt.Errorf("record the delegation: %w", err)
 	}
-	if seq == 0 {
-		_, _ = e.post(ctx, teams.Post{TeamID: team.ID, Author: t.agentID, Kind: teams.KindDelegate, Body: task, Assignee: m.AgentID})
-	}
+	_, _ = e.post(ctx, teams.Post{TeamID: team.ID, Author: t.agentID, Kind: teams.KindDelegate, Body: task, Assignee: m.AgentID})
 	return id, nil
 }
 
@@ -201,7 +198,7 @@ func (e *Engine) actOnTags(ctx context.Context, t *turn, summary string) {
 		if _, ok, _ := e.toGateway(ctx, t, d); ok {
 			continue
 		}
-		id, err := e.makeDelegation(ctx, t, d, 0, deps...)
+		id, err := e.makeDelegation(ctx, t, d, deps...)
 		if err != nil {
 			continue // refused with a room post
 		}
@@ -218,14 +215,14 @@ func (e *Engine) actOnTags(ctx context.Context, t *turn, summary string) {
 
 // DelegateFromMCP acts on a signed team_delegate call: only the live turn
 // of that team's leader may delegate, whatever the session's flag says.
-func (e *Engine) DelegateFromMCP(ctx context.Context, teamID, agentID, assignee, task string, seq int64) (string, error) {
+func (e *Engine) DelegateFromMCP(ctx context.Context, teamID, agentID, assignee, task string) (string, error) {
 	e.mu.Lock()
 	t := e.leading[key(teamID, agentID)]
 	e.mu.Unlock()
 	if t == nil {
 		return "", e.refuseDelegation(teamID, fmt.Sprintf("a team_delegate from %s was refused: only the team leader's live turn may delegate", agentID))
 	}
-	return e.delegate(ctx, t, executor.Delegation{Assignee: assignee, Task: task}, seq)
+	return e.delegate(ctx, t, executor.Delegation{Assignee: assignee, Task: task})
 }
 
 // toGateway delivers a delegation to an OpenClaw member as a team turn in

@@ -111,7 +111,7 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	}
 	if t.leader {
 		p.Delegate = func(ctx context.Context, d executor.Delegation) (string, error) {
-			return e.delegate(ctx, t, d, 0)
+			return e.delegate(ctx, t, d)
 		}
 	}
 	// Registered before the run starts, so a delegate from its first event
@@ -169,7 +169,7 @@ func (e *Engine) watch(t *turn, h *supervisor.Handle) {
 				var ev executor.Event
 				if json.Unmarshal(r.Data, &ev) == nil {
 					if d, ok := sessionsSend(ev); ok {
-						_, _ = e.delegate(context.Background(), t, d, 0)
+						_, _ = e.delegate(context.Background(), t, d)
 					}
 				}
 				continue
