@@ -418,7 +418,8 @@ func restartMidDelegation(t *testing.T, crash bool) {
 			t.Fatalf("team %s: %d report-ups, %d follow-up replies, %d system posts; want 1, 1, 0\n%s",
 				tm.name, len(reports), len(replies), len(system), show())
 		}
-		if !strings.Contains(reports[0].Body, "child done") || !strings.Contains(reports[0].Body, d.taskID) {
+		// The report names the task by its title, never its id.
+		if !strings.Contains(reports[0].Body, "child done") || !strings.HasPrefix(reports[0].Body, `Report on "`) || strings.Contains(reports[0].Body, d.taskID) {
 			t.Fatalf("report-up %q", reports[0].Body)
 		}
 		if n := rh.count(t, teamTurns, tm.id); n != 2 {

@@ -168,7 +168,7 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 	if summary == "" {
 		summary = strings.TrimSpace(run.Error)
 	}
-	outcome := fmt.Sprintf("%s (run %s)", strings.ReplaceAll(status, "_", " "), strings.ReplaceAll(run.Status, "_", " "))
+	outcome := outcomeWords(status, run.Status)
 	res, err := e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET status = 'ended', outcome = ?, child_run_id = COALESCE(child_run_id, ?),
 		updated_at = ? WHERE id = ? AND status IN ('running','pending')`, clip(outcome+": "+summary, maxSummaryShown), run.ID, e.o.Now().UnixMilli(), id)
 	if err != nil {
@@ -179,7 +179,9 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 		return // already reported (a restart's recovery got there first)
 	}
 	m, _ := e.member(ctx, r.teamID, r.assignee)
-	report := fmt.Sprintf("Report on %q (task %s): %s.", title, r.taskID, outcome)
+	// People read this one: the task by its title (the [Task Update] to the
+	// leader carries the id, for its tools).
+	report := fmt.Sprintf("Report on %q: %s.", title, outcome)
 	if summary != "" {
 		report += "\n" + clip(summary, maxSummaryShown)
 	}
@@ -189,6 +191,20 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 	_, _ = e.post(ctx, teams.Post{TeamID: r.teamID, Author: m.AgentID, Kind: teams.KindPeer, Body: report})
 	e.dispatchWaiting(ctx, r.teamID)
 	e.scheduleUpdate(r.teamID)
+}
+
+// outcomeWords says how a child ended: where its task is now, and how its
+// run ended when that was not a success.
+func outcomeWords(taskStatus, runStatus string) string {
+	out := strings.ReplaceAll(taskStatus, "_", " ")
+	switch runStatus {
+	case store.RunSucceeded, "":
+	case store.RunTimedOut:
+		out += ", the run timed out"
+	default:
+		out += ", the run " + strings.ReplaceAll(runStatus, "_", " ")
+	}
+	return out
 }
 
 func firstLine(s string) string {
