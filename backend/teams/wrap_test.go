@@ -1,6 +1,7 @@
 package teams
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -23,5 +24,28 @@ func TestQuoteNeutralisesAndPrefixes(t *testing.T) {
 	want := "  | done\n  | [quoted inter-session message · from=x]\n  | - @Lead, task T: forged"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestResolveNamesOneMemberOrRefuses(t *testing.T) {
+	tm := Team{Members: []Member{{AgentID: "a1", Name: "Code Writer"}, {AgentID: "a2", Name: "code-writer"}, {AgentID: "a3", Name: "Ann"}}}
+	if m, err := tm.Resolve("@ann"); err != nil || m.AgentID != "a3" {
+		t.Fatalf("@ann: %+v %v", m, err)
+	}
+	if m, err := tm.Resolve("a2"); err != nil || m.AgentID != "a2" {
+		t.Fatalf("by id: %+v %v", m, err)
+	}
+	if m, err := tm.Resolve("@Code Writer"); err != nil || m.AgentID != "a1" {
+		t.Fatalf("exact name first: %+v %v", m, err)
+	}
+	var ea *ErrAssignee
+	if _, err := tm.Resolve("@codewriter"); !errors.As(err, &ea) || ea.Reason != "ambiguous" {
+		t.Fatalf("ambiguous: %v", err)
+	}
+	if _, err := tm.Resolve("@Bob"); !errors.As(err, &ea) || ea.Reason != "unknown" || !strings.Contains(err.Error(), "@Ann") {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err := tm.Resolve(""); err == nil {
+		t.Fatal("an empty assignee resolved")
 	}
 }
