@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/fakes/fakeprovider"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/teams"
 )
 
@@ -173,5 +174,60 @@ func TestNativeTeamFromOnboardingEndToEnd(t *testing.T) {
 		WHERE a.team_id = ?1 AND b.team_id = ?1 AND a.task_id IS NOT NULL AND b.task_id IS NOT NULL
 		AND a.started_at < b.ended_at AND b.started_at < a.ended_at`, team.ID).Scan(&overlap); err != nil || overlap != 1 {
 		t.Fatalf("the children did not run at once: %d %v", overlap, err)
+	}
+}
+
+// TestTeamMailReachesALiveNativeRunAsASignal: a post naming a member whose
+// native turn is live is steered into that run (read at its next model
+// request) and marked delivered, so its next run's digest does not repeat it.
+func TestTeamMailReachesALiveNativeRunAsASignal(t *testing.T) {
+	fake := fakeprovider.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-team-signal", "ANTHROPIC_BASE_URL": srv.URL})
+	h := b.Handler()
+	var seeded struct{ Team teams.Team }
+	if code := e2eDo(t, h, "POST", "/api/onboarding/seed-native-team", map[string]any{"provider": "anthropic"}, &seeded); code != http.StatusCreated {
+		t.Fatalf("seed: %d", code)
+	}
+	team := seeded.Team
+	var coder, researcher teams.Member
+	for _, m := range team.Members {
+		switch m.Name {
+		case "Coder":
+			coder = m
+		case "Researcher":
+			researcher = m
+		}
+	}
+	first := fakeprovider.Tools(fakeprovider.ToolCall{ID: "toolu_l", Name: "list_tasks", Args: `{}`})
+	first.Delay = 800 * time.Millisecond
+	fake.PushWhen("/v1/messages", coderPrompt, first, fakeprovider.Text("noted"))
+	if code := e2eDo(t, h, "POST", "/api/teams/"+team.ID+"/chat", map[string]any{"message": "Coder, look at the board", "targetAgentId": coder.AgentID}, nil); code != http.StatusAccepted {
+		t.Fatalf("chat: %d", code)
+	}
+	// While Coder's first model request is pending, Researcher posts to it.
+	ctx := context.Background()
+	s, err := b.MCP.Session(ctx, mcp.TeamChat, mcp.Binding{TeamID: team.ID, AgentID: researcher.AgentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for len(fake.RequestsTo("/v1/messages")) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if res, err := s.CallTool(ctx, "team_chat_post", map[string]any{"text": "@Coder use tabs, not spaces"}); err != nil || res.IsError {
+		t.Fatalf("post: %+v %v", res, err)
+	}
+	rg := &teamRig{b: b, h: h, team: team}
+	rg.waitPost(t, "of Coder's reply", func(p wirePost) bool { return p.AuthorName == "Coder" && p.Body == "noted" })
+	reqs := fake.RequestsTo("/v1/messages")
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "use tabs, not spaces") {
+		t.Fatalf("the post did not reach the live run: %d requests", len(reqs))
+	}
+	var via string
+	if err := b.Store.Reader().QueryRow(`SELECT via FROM team_deliveries d JOIN team_chat c ON c.room_id = d.room_id AND c.seq = d.seq
+		WHERE d.agent_id = ? AND c.body LIKE '%use tabs%'`, coder.AgentID).Scan(&via); err != nil || via != "signal" {
+		t.Fatalf("delivery %q %v", via, err)
 	}
 }
