@@ -11,6 +11,7 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createFakeChat } from './fakechat.mjs';
 import { startServer } from './harness.mjs';
 
 /** The one key the fake providers accept. */
@@ -37,10 +38,13 @@ const BASE_URL_VARS = {
  * A fake of every provider's models endpoint at /<provider>/...: Anthropic
  * checks x-api-key, the OpenAI-compatible ones a bearer token, Ollama
  * (/ollama/api/tags) needs nothing. It records each request (provider,
- * path, the key it carried) for assertions.
+ * path, the key it carried) for assertions. POST /openai/chat/completions
+ * (with the good key) is `chat`, a scripted model (fakechat.mjs) that
+ * answers 500 to whatever nobody scripted.
  */
 export async function startFakeProviders({ port = 0, host = '127.0.0.1' } = {}) {
   const requests = [];
+  const chat = createFakeChat();
   const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const [, provider, ...rest] = url.pathname.split('/');
@@ -54,6 +58,14 @@ export async function startFakeProviders({ port = 0, host = '127.0.0.1' } = {}) 
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    if (provider === 'openai' && path === '/chat/completions') {
+      if (req.method !== 'POST') return json(405, { error: { message: 'POST only' } });
+      if (key !== GOOD_KEY) return json(401, { error: { message: 'invalid api key', type: 'invalid_request_error' } });
+      const parts = [];
+      req.on('data', (b) => parts.push(b));
+      req.on('end', () => chat.handle(req, res, path, key, Buffer.concat(parts).toString('utf8')));
+      return;
+    }
     if (provider === 'ollama' && path === '/api/tags') return json(200, { models: [] });
     if (provider === 'anthropic' && path !== '/v1/models') return json(404, { error: 'not found' });
     if (provider !== 'anthropic' && path !== '/models') return json(404, { error: 'not found' });
@@ -68,6 +80,7 @@ export async function startFakeProviders({ port = 0, host = '127.0.0.1' } = {}) 
   return {
     base,
     requests,
+    chat,
     /** The base-URL variables pointing every keyed provider here. */
     env: Object.fromEntries(Object.entries(BASE_URL_VARS).map(([id, v]) => [v, `${base}/${id}`])),
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -155,12 +168,13 @@ function which(tool) {
  *   env: extra server environment (ambient keys, OLLAMA_BASE_URL), or a
  *        function of the fake providers that returns it
  *   welcome: keep the first-run welcome (startServer skips it otherwise)
+ *   tools: more host tools to put on PATH ('git', for code tasks' worktrees)
  */
-export async function makeWorld({ npm = 'ok', pipx = true, installed = [], env = {}, welcome = false } = {}) {
+export async function makeWorld({ npm = 'ok', pipx = true, installed = [], env = {}, welcome = false, tools = [] } = {}) {
   const root = await mkdtemp(join(tmpdir(), 'clawboo-rt-'));
   const dirs = { home: join(root, 'home'), bin: join(root, 'bin'), tools: join(root, 'tools'), clawboo: join(root, 'clawboo') };
   for (const d of Object.values(dirs)) await mkdir(d, { recursive: true });
-  for (const t of TOOLS) await symlink(which(t), join(dirs.tools, t));
+  for (const t of [...TOOLS, ...tools]) await symlink(which(t), join(dirs.tools, t));
   const put = async (name, text) => {
     await writeFile(join(dirs.bin, name), text);
     await chmod(join(dirs.bin, name), 0o755);
