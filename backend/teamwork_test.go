@@ -154,6 +154,11 @@ func TestTeamDelegatesCodeAndResearchEndToEnd(t *testing.T) {
 	if mission == nil || len(byKind) != 2 {
 		t.Fatalf("board: %+v", ts)
 	}
+	// The mission settles with its children: one waits for review, so the
+	// mission does too.
+	if mission.Status != board.InReview {
+		t.Fatalf("mission %s", mission.Status)
+	}
 	code, research := byKind[board.Code], byKind[board.Research]
 	if code.Status != board.InReview || research.Status != board.Done {
 		t.Fatalf("code %s, research %s", code.Status, research.Status)

@@ -189,6 +189,7 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 		e.o.Log.Warn("report-up comment not added", "mission", r.mission, "err", err)
 	}
 	_, _ = e.post(ctx, teams.Post{TeamID: r.teamID, Author: m.AgentID, Kind: teams.KindPeer, Body: report})
+	e.settleMission(ctx, r.mission)
 	e.dispatchWaiting(ctx, r.teamID)
 	e.scheduleUpdate(r.teamID)
 }

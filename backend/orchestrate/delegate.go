@@ -143,8 +143,44 @@ func (e *Engine) ensureMission(ctx context.Context, t *turn) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The mission is under way while its children are: in progress, never
+	// claimable (it goes through todo in two steps, never committed alone
+	// for long).
+	for _, st := range []board.Status{board.Todo, board.InProgress} {
+		if _, err := e.o.Board.Update(ctx, mt.ID, board.Patch{Status: &st}); err != nil {
+			e.o.Log.Warn("mission not moved", "mission", mt.ID, "to", st, "err", err)
+			break
+		}
+	}
 	t.mission = mt.ID
 	return mt.ID, nil
+}
+
+// settleMission moves a mission whose children have all ended: to review
+// when any child waits for a person's review, else done. A mission with a
+// child still open stays in progress.
+func (e *Engine) settleMission(ctx context.Context, missionID string) {
+	mt, err := e.o.Board.Get(ctx, missionID)
+	if err != nil || mt.Status != board.InProgress || mt.RunID != nil {
+		return
+	}
+	kids, err := e.o.Board.List(ctx, board.Filter{ParentID: missionID})
+	if err != nil || len(kids) == 0 {
+		return
+	}
+	to := board.Done
+	for _, k := range kids {
+		switch k.Status {
+		case board.Done, board.Cancelled:
+		case board.InReview:
+			to = board.InReview
+		default:
+			return
+		}
+	}
+	if _, err := e.o.Board.Update(ctx, missionID, board.Patch{Status: &to}); err != nil {
+		e.o.Log.Warn("mission not settled", "mission", missionID, "err", err)
+	}
 }
 
 func taskTitle(task string) string {
