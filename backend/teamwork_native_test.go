@@ -231,3 +231,45 @@ func TestTeamMailReachesALiveNativeRunAsASignal(t *testing.T) {
 		t.Fatalf("delivery %q %v", via, err)
 	}
 }
+
+// TestTeamMessageToABusyMemberJoinsItsLiveTurn: a second message to a
+// member already taking a turn is steered into that turn (the same run
+// answers both) instead of starting a second run of the same session.
+func TestTeamMessageToABusyMemberJoinsItsLiveTurn(t *testing.T) {
+	fake := fakeprovider.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-team-steer", "ANTHROPIC_BASE_URL": srv.URL})
+	h := b.Handler()
+	var seeded struct{ Team teams.Team }
+	if code := e2eDo(t, h, "POST", "/api/onboarding/seed-native-team", map[string]any{"provider": "anthropic"}, &seeded); code != http.StatusCreated {
+		t.Fatalf("seed: %d", code)
+	}
+	team := seeded.Team
+	first := fakeprovider.Tools(fakeprovider.ToolCall{ID: "toolu_l", Name: "list_tasks", Args: `{}`})
+	first.Delay = 800 * time.Millisecond
+	fake.PushWhen("/v1/messages", leadPrompt, first, fakeprovider.Text("Both noted."))
+	var one, two struct{ RunID string }
+	if code := e2eDo(t, h, "POST", "/api/teams/"+team.ID+"/chat", map[string]any{"message": "Plan the release"}, &one); code != http.StatusAccepted {
+		t.Fatalf("chat: %d", code)
+	}
+	for len(fake.RequestsTo("/v1/messages")) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code := e2eDo(t, h, "POST", "/api/teams/"+team.ID+"/chat", map[string]any{"message": "and include the changelog"}, &two); code != http.StatusAccepted {
+		t.Fatalf("second chat: %d", code)
+	}
+	if two.RunID != one.RunID {
+		t.Fatalf("the second message started run %s beside %s", two.RunID, one.RunID)
+	}
+	rg := &teamRig{b: b, h: h, team: team}
+	rg.waitPost(t, "of the reply", func(p wirePost) bool { return p.AuthorName == "Lead" && p.Body == "Both noted." })
+	reqs := fake.RequestsTo("/v1/messages")
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "and include the changelog") {
+		t.Fatalf("the second message did not reach the live turn (%d requests)", len(reqs))
+	}
+	var turns int
+	if err := b.Store.Reader().QueryRow(`SELECT COUNT(*) FROM runs WHERE team_id = ?`, team.ID).Scan(&turns); err != nil || turns != 1 {
+		t.Fatalf("%d runs (%v)", turns, err)
+	}
+}

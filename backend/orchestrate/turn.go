@@ -75,6 +75,15 @@ func (e *Engine) Chat(ctx context.Context, teamID, message, target string) (team
 	if err != nil {
 		return teams.Post{}, "", err
 	}
+	// A member already taking a turn here reads the message in that turn
+	// (at its next step) rather than in a second run of the same session.
+	if live := e.LiveTurns(team.ID)[m.AgentID]; live != "" {
+		res, err := e.o.Supervisor.Steer(ctx, live, executor.Steer{Text: message, Mode: executor.SteerNext})
+		if err == nil && (res == executor.SteerDelivered || res == executor.SteerQueued) {
+			e.markDelivered(ctx, team.ID, m.AgentID, []int64{p.Seq}, "signal")
+			return p, live, nil
+		}
+	}
 	runID, err := e.startTurn(ctx, team, m, turnSpec{message: message, trigger: p.Seq, title: missionTitle(message)})
 	if err != nil {
 		e.system(team.ID, fmt.Sprintf("@%s did not take a turn: %s", m.Name, words(err)))
