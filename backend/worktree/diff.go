@@ -78,6 +78,9 @@ func (m *Manager) snapshot(ctx context.Context, w Worktree) (string, error) {
 	if _, err := m.gitCall(ctx, call{dir: w.Path, repo: w.RepoPath, inside: true, env: env, args: addAll}); err != nil {
 		return "", err
 	}
+	if err := m.dropIncluded(ctx, w, call{dir: w.Path, repo: w.RepoPath, inside: true, env: env}); err != nil {
+		return "", err
+	}
 	r, err := m.gitCall(ctx, call{dir: w.Path, repo: w.RepoPath, inside: true, env: env, args: []string{"write-tree"}})
 	return strings.TrimSpace(r.out), err
 }

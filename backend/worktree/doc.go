@@ -51,6 +51,19 @@
 //     than replaced; GC never touches a task its Keep function protects
 //     (asked under the path's lock) and removes the directory of a task
 //     whose repository vanished (there is nothing left to commit into).
+//   - A repository's lifecycle files are read from the task's base commit,
+//     never from the worktree an agent wrote: .clawboo/setup (a shell
+//     script run once per new worktree before the agent starts, 10-minute
+//     limit), .clawboo/teardown (run before a worktree is removed, paused
+//     or reaped; its failure never keeps the folder), and .clawboo/include
+//     (globs of ignored files copied from the repository's checkout: no
+//     absolute or climbing globs, regular files only, through os.Root so
+//     nothing resolves outside either tree, bounded in count and size).
+//     Included files never enter a commit or diff of ours: after every
+//     `git add -A` the files the globs match that the base lacks are
+//     unstaged, whatever the worktree's .gitignore says. Setup, verify and
+//     teardown get the allowlisted environment plus the task's CLAWBOO_*
+//     variables (its ports, Options.TaskEnv).
 //   - Operations that take a Worktree recompute its path and branch from its
 //     repository and task id and refuse a value that disagrees, so a bad
 //     database row cannot make us delete an arbitrary directory.

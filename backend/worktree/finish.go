@@ -100,8 +100,10 @@ func (m *Manager) remove(ctx context.Context, w Worktree, deleteBranch bool) err
 	return err
 }
 
-// detach removes the worktree directory and its registration.
+// detach removes the worktree directory and its registration, after the
+// repository's teardown script has run in it.
 func (m *Manager) detach(ctx context.Context, w Worktree) error {
+	m.teardown(ctx, w)
 	_, rmErr := m.worktreeCmd(ctx, w.RepoPath, "remove", "--force", "--force", w.Path)
 	if err := os.RemoveAll(w.Path); err != nil {
 		return fmt.Errorf("remove %s: %w", w.Path, err)
@@ -135,6 +137,9 @@ func (m *Manager) commitAll(ctx context.Context, w Worktree, msg string) error {
 	}
 	if _, err := m.runIn(ctx, w, addAll...); err != nil {
 		return err
+	}
+	if err := m.dropIncluded(ctx, w, w.in()); err != nil {
+		return fmt.Errorf("keep the included files out of the commit: %w", err)
 	}
 	_, err = m.runIn(ctx, w, "diff", "--cached", "--quiet")
 	if err == nil {

@@ -36,6 +36,10 @@ type Options struct {
 	// of it (gitEnvNames, verifyEnvNames): no GIT_* and never a provider
 	// key. nil = os.Environ.
 	Environ func() []string
+	// TaskEnv, when set, adds a task's own variables to its setup, verify
+	// and teardown children (its ports: CLAWBOO_PORT, CLAWBOO_PORTS).
+	// Only CLAWBOO_* names pass.
+	TaskEnv func(taskID string) map[string]string
 	Log     *slog.Logger
 }
 
@@ -46,9 +50,12 @@ type Manager struct {
 	git     string
 	sh      string
 	environ func() []string
+	taskEnv func(taskID string) map[string]string
 	log     *slog.Logger
 	locks   keyedMutex
 	commons commonDirs
+	// includes caches each base commit's include globs (include.go).
+	includes includeCache
 
 	// checked is closed when `git --version` has answered (gitErr says
 	// how). The check runs in the background so the spawn is off the start
@@ -112,7 +119,7 @@ func New(opts Options) (*Manager, error) {
 	if fi, err := os.Stat(git); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("%w (%s is not an executable file)", ErrGitMissing, git)
 	}
-	m := &Manager{root: root, git: git, sh: sh, environ: opts.Environ, log: opts.Log, checked: make(chan struct{})}
+	m := &Manager{root: root, git: git, sh: sh, environ: opts.Environ, taskEnv: opts.TaskEnv, log: opts.Log, checked: make(chan struct{})}
 	go func() {
 		defer close(m.checked)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

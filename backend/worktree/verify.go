@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,11 +79,7 @@ func (m *Manager) Verify(ctx context.Context, w Worktree, command string, timeou
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	extra := map[string]string{
-		"CI":                      "1",
-		"CLAWBOO_TASK_ID":         w.TaskID,
-		"GIT_CEILING_DIRECTORIES": filepath.Dir(w.Path),
-	}
+	extra := m.childEnv(w)
 	start := time.Now()
 	child, err := proc.Start(runCtx, proc.Spec{Path: m.sh, Args: []string{"-c", command}, Dir: w.Path,
 		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes, extra), Grace: verifyGrace})
