@@ -176,6 +176,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/openclaw/activity", methods{"GET": a.openClawActivity})
 	a.routeTeams()
 	a.agentRoutes()
+	a.lineCommentRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}

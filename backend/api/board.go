@@ -264,7 +264,8 @@ func (a *API) taskDiff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"taskId": id, "branch": rec.Branch, "baseCommit": rec.BaseCommit,
-		"changed": out.Changed, "files": out.Files, "insertions": out.Insertions, "deletions": out.Deletions, "diff": out.Diff})
+		"changed": out.Changed, "files": out.Files, "insertions": out.Insertions, "deletions": out.Deletions, "diff": out.Diff,
+		"paths": worktree.DiffPaths(out.Diff)})
 }
 
 func toWorktree(rec board.Worktree) worktree.Worktree {

@@ -15,7 +15,7 @@ import (
 // must be one of these, so a request can never name a file outside the
 // change (or outside the repository).
 func DiffPaths(diff string) []string {
-	var out []string
+	out := []string{}
 	type section struct{ plus, minus, renamed, header string }
 	var cur *section
 	inHunk := false
