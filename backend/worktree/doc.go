@@ -21,7 +21,10 @@
 //   - The user's working copy, index and current branch are never touched:
 //     every command that writes runs inside our worktree, or updates only
 //     refs under refs/heads/clawboo/ and refs/clawboo/ and the repository's
-//     worktree registrations. Commands run inside a worktree first check its
+//     worktree registrations (Merge, asked by a person, also moves the task's
+//     base branch: by compare-and-swap when no checkout has it, by a
+//     fast-forward of a clean checkout when one has; see merge.go). Commands
+//     run inside a worktree first check its
 //     ".git" link and set GIT_CEILING_DIRECTORIES, so git can never walk up
 //     into another repository (a dotfiles repo in $HOME, say).
 //   - A worktree's files are the agent's, its ".git" link included. Every
