@@ -22,8 +22,13 @@ func (b *Board) SetWorktree(ctx context.Context, w Worktree) error {
 }
 
 // SetWorktreeStatus changes a worktree's status (active, paused, archived).
+// A worktree that is no longer active has no folder, so its port lease is
+// freed with the change.
 func (b *Board) SetWorktreeStatus(ctx context.Context, taskID, status string) error {
 	_, err := b.st.Write().ExecContext(ctx, `UPDATE worktrees SET status = ?, updated_at = ? WHERE task_id = ?`, status, b.ms(), taskID)
+	if err == nil && status != "active" {
+		err = b.ReleasePorts(ctx, taskID)
+	}
 	return err
 }
 
