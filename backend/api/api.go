@@ -177,6 +177,7 @@ func (a *API) routes() {
 	a.routeTeams()
 	a.agentRoutes()
 	a.lineCommentRoutes()
+	a.mergeRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}
