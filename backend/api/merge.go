@@ -91,7 +91,7 @@ func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if !board.CanMove(t.Status, board.Done) {
+	if t.Status.Terminal() || !board.CanMove(t.Status, board.Done) {
 		writeJSON(w, http.StatusConflict, map[string]any{"error": fmt.Sprintf("a task cannot move from %s to done, so it is not merged", t.Status), "reason": "illegal_transition"})
 		return
 	}
