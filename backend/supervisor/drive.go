@@ -160,6 +160,13 @@ func (l *liveRun) drive() {
 	if l.task != nil {
 		req.SessionKey = "task:" + l.task.task.ID
 		req.TeamID = l.task.scopes.TeamID
+		req.Env = board.PortEnv(l.task.ports) // never logged
+		if l.task.wt != nil && !l.setupPhase(ctx, &o) {
+			stopLaunchWatch()
+			l.em.Abandon()
+			l.finish(&o)
+			return
+		}
 	}
 	req.Resume = l.resumeFor(ctx, req.SessionKey)
 	l.sessionKey = req.SessionKey

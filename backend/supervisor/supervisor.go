@@ -68,8 +68,10 @@ type Options struct {
 	Budget    *budget.Ledger
 	// HeartbeatEvery keeps a task's claim alive (default 30 s).
 	HeartbeatEvery time.Duration
-	// VerifyTimeout bounds a task's verify command (default 10 minutes).
+	// VerifyTimeout bounds a task's verify command (default 10 minutes),
+	// SetupTimeout its repository's .clawboo/setup (default 10 minutes).
 	VerifyTimeout time.Duration
+	SetupTimeout  time.Duration
 	// MaxTaskDepth refuses tasks nested deeper (default board.MaxDepth,
 	// which the board already enforces at creation).
 	MaxTaskDepth int
@@ -140,6 +142,9 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 	}
 	if opts.VerifyTimeout <= 0 {
 		opts.VerifyTimeout = worktree.DefaultVerifyTimeout
+	}
+	if opts.SetupTimeout <= 0 {
+		opts.SetupTimeout = worktree.DefaultSetupTimeout
 	}
 	s := &Supervisor{
 		opts:     opts,

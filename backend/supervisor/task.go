@@ -34,6 +34,7 @@ type taskCtx struct {
 	task   board.Task
 	kind   board.Kind
 	wt     *worktree.Worktree
+	ports  []int // the worktree's leased ports (board.PortEnv)
 	scopes budget.Scopes
 }
 
@@ -97,13 +98,13 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 	// A runtime that does not declare worktrees (the seed's mock) works
 	// in no folder of ours: it is never handed one it does not expect.
 	if worktree.NeedsWorktree(string(tc.kind)) && a.Capabilities().Worktrees {
-		wt, err := s.provision(ctx, claimed, p.RepoPath)
+		wt, ports, err := s.provision(ctx, claimed, p.RepoPath)
 		if err != nil {
 			s.unclaiming(runID)
 			_, _ = s.opts.Board.Release(context.Background(), t.ID, runID, "Not started: "+err.Error())
 			return nil, "", refuse("workspace_unavailable", "%v", err)
 		}
-		tc.wt = wt
+		tc.wt, tc.ports = wt, ports
 		p.workDir = wt.Path
 	}
 	return tc, runID, nil
@@ -124,17 +125,18 @@ func (s *Supervisor) preflight(ctx context.Context, sc budget.Scopes) error {
 	return nil
 }
 
-// provision gives a code task its worktree, reusing the one it had.
-func (s *Supervisor) provision(ctx context.Context, t board.Task, repoOverride string) (*worktree.Worktree, error) {
+// provision gives a code task its worktree, reusing the one it had, and
+// the worktree's block of ports (the lease it holds, else a new one).
+func (s *Supervisor) provision(ctx context.Context, t board.Task, repoOverride string) (*worktree.Worktree, []int, error) {
 	if s.opts.Worktrees == nil || s.opts.Worktrees.Usable(ctx) != nil {
-		return nil, errors.New("worktrees are not available on this server (is git installed?)")
+		return nil, nil, errors.New("worktrees are not available on this server (is git installed?)")
 	}
 	repo := repoOverride
 	if repo == "" && t.RepoPath != nil {
 		repo = *t.RepoPath
 	}
 	if repo == "" {
-		return nil, errors.New("a code task needs a repository: set the task's repoPath")
+		return nil, nil, errors.New("a code task needs a repository: set the task's repoPath")
 	}
 	base := ""
 	if t.BaseRef != nil {
@@ -142,13 +144,18 @@ func (s *Supervisor) provision(ctx context.Context, t board.Task, repoOverride s
 	}
 	wt, err := s.opts.Worktrees.Provision(ctx, worktree.ProvisionSpec{TaskID: t.ID, RepoPath: repo, BaseRef: base})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rec := board.Worktree{TaskID: t.ID, RepoPath: wt.RepoPath, Path: wt.Path, Branch: wt.Branch, BaseCommit: wt.BaseCommit, Status: "active"}
 	if err := s.opts.Board.SetWorktree(ctx, rec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &wt, nil
+	ports, err := s.opts.Board.LeasePorts(ctx, t.ID)
+	if err != nil {
+		// The folder stays (it may hold work); the next run leases again.
+		return nil, nil, err
+	}
+	return &wt, ports, nil
 }
 
 // taskMessage is the prompt of a task run: the task itself, then what the

@@ -45,7 +45,12 @@ func setupTasks(t *testing.T, opts Options, adapters ...executor.Adapter) *taskE
 		_ = reg.Register(a)
 	}
 	bd := board.New(board.Options{Store: st})
-	wm, err := worktree.New(worktree.Options{Home: home})
+	// As the composition root wires it: setup, verify and teardown see the
+	// task's leased ports.
+	wm, err := worktree.New(worktree.Options{Home: home, TaskEnv: func(id string) map[string]string {
+		p, _ := bd.Ports(context.Background(), id)
+		return board.PortEnv(p)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

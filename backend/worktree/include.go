@@ -205,6 +205,9 @@ func (m *Manager) CopyIncludes(ctx context.Context, w Worktree) (IncludeReport, 
 			break
 		}
 		n, why := copyInclude(src, dst, p, maxIncludeTotal-total)
+		if why == alreadyThere {
+			continue // a worktree used again keeps its own copy, quietly
+		}
 		if why != "" {
 			rep.Skipped = append(rep.Skipped, p+": "+why)
 			continue
@@ -214,6 +217,8 @@ func (m *Manager) CopyIncludes(ctx context.Context, w Worktree) (IncludeReport, 
 	}
 	return rep, nil
 }
+
+const alreadyThere = "already in the worktree"
 
 // copyInclude copies one file, at most budget bytes, and says why not.
 func copyInclude(src, dst *os.Root, p string, budget int64) (int64, string) {
@@ -231,7 +236,7 @@ func copyInclude(src, dst *os.Root, p string, budget int64) (int64, string) {
 		return 0, fmt.Sprintf("too large (%d bytes; at most %d a file, %d in all)", st.Size(), maxIncludeFileLen, maxIncludeTotal)
 	}
 	if _, err := dst.Lstat(p); err == nil {
-		return 0, "already in the worktree"
+		return 0, alreadyThere
 	}
 	in, err := src.Open(p)
 	if err != nil {
