@@ -28,7 +28,17 @@ func (b *Backend) openWork(opts Options) {
 	b.budgetEvents = bus.New[budget.Event](0)
 	b.Board = board.New(board.Options{Store: b.Store, Events: b.boardEvents, Log: b.log.With("part", "board")})
 	b.Budget = budget.New(budget.Options{Store: b.Store, Events: b.budgetEvents, Log: b.log.With("part", "budget")})
-	wm, err := worktree.New(worktree.Options{Home: b.Config.Home, Environ: opts.Environ, Log: b.log.With("part", "worktree")})
+	// Setup, verify and teardown see the task's leased ports.
+	taskEnv := func(taskID string) map[string]string {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ports, err := b.Board.Ports(ctx, taskID)
+		if err != nil {
+			b.log.Warn("task ports unreadable", "task", taskID, "err", err)
+		}
+		return board.PortEnv(ports)
+	}
+	wm, err := worktree.New(worktree.Options{Home: b.Config.Home, Environ: opts.Environ, TaskEnv: taskEnv, Log: b.log.With("part", "worktree")})
 	if err != nil {
 		b.log.Warn("code tasks cannot run: no worktrees", "err", err)
 		return

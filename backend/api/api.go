@@ -178,6 +178,7 @@ func (a *API) routes() {
 	a.agentRoutes()
 	a.lineCommentRoutes()
 	a.mergeRoutes()
+	a.portRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}

@@ -156,8 +156,11 @@ type Worktree struct {
 	Branch     string `json:"branch"`
 	BaseCommit string `json:"baseCommit"`
 	Status     string `json:"status"` // active, paused, archived
-	CreatedAt  int64  `json:"createdAt"`
-	UpdatedAt  int64  `json:"updatedAt"`
+	// Ports is the block the worktree leases while its folder lives
+	// (CLAWBOO_PORT is the first); empty when it holds none.
+	Ports     []int `json:"ports"`
+	CreatedAt int64 `json:"createdAt"`
+	UpdatedAt int64 `json:"updatedAt"`
 }
 
 // Errors callers match with errors.Is / errors.As.

@@ -40,6 +40,13 @@ func (b *Board) Worktree(ctx context.Context, taskID string) (Worktree, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return Worktree{}, ErrNotFound
 	}
+	if err != nil {
+		return w, err
+	}
+	w.Ports, err = b.Ports(ctx, taskID)
+	if w.Ports == nil {
+		w.Ports = []int{}
+	}
 	return w, err
 }
 
