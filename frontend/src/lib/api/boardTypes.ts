@@ -134,6 +134,8 @@ export interface TaskDiff {
   insertions: number;
   deletions: number;
   diff: string;
+  /** The file of each "diff --git" section, in order (the only paths a line comment may name). */
+  paths?: string[];
 }
 
 export interface WorktreeUsage {

@@ -52,6 +52,7 @@ import type {
 } from './boardTypes';
 import { AgentsApi } from './agentClient';
 import { ApprovalsApi } from './approvalClient';
+import { LineCommentsApi } from './lineCommentClient';
 import { OpenClawApi } from './openclawClient';
 import { OnboardingApi, TeamsApi } from './teamClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
@@ -87,6 +88,8 @@ export class ApiClient {
   readonly approvals = new ApprovalsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** Teams, their rooms and mission control (teamClient.ts). */
   readonly teams = new TeamsApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** Line comments on a task's diff and sending them back to the agent (lineCommentClient.ts). */
+  readonly lineComments = new LineCommentsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The first-run welcome (teamClient.ts). */
   readonly onboarding = new OnboardingApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The OpenClaw Gateway's settings, status, MCP registration and activity (openclawClient.ts). */
