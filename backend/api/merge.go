@@ -109,7 +109,14 @@ func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := a.opts.Worktrees.Merge(ctx, wt, worktree.MergeSpec{Base: b.Base, Hint: hint, Strategy: strategy, Message: msg})
 	if err != nil {
-		a.refusalJSON(w, err, nil)
+		extra := map[string]any{}
+		if rf, ok := worktree.IsRefusal(err); ok && rf.Reason == "merge_conflict" {
+			// Said so that a rebase can be asked for by name.
+			if base, err := a.opts.Worktrees.BaseBranch(ctx, wt, b.Base, hint); err == nil {
+				extra["base"] = base
+			}
+		}
+		a.refusalJSON(w, err, extra)
 		return
 	}
 	// The merge is in: from here on the answer says so, whatever fails.

@@ -94,10 +94,10 @@ func TestMergeConflictOverHTTP(t *testing.T) {
 	gitIn(t, repo, "commit", "-qam", "user")
 	code, _, b := f.do(t, "POST", "/api/board/"+task.ID+"/merge", `{"strategy":"squash"}`)
 	body := decode[struct {
-		Reason string
-		Files  []string
+		Reason, Base string
+		Files        []string
 	}](t, b)
-	if code != 409 || body.Reason != "merge_conflict" || !reflect.DeepEqual(body.Files, []string{"README.md"}) {
+	if code != 409 || body.Reason != "merge_conflict" || body.Base != "main" || !reflect.DeepEqual(body.Files, []string{"README.md"}) {
 		t.Fatal(code, string(b))
 	}
 	if got, _ := f.board.Get(t.Context(), task.ID); got.Status != board.InReview {
