@@ -1,0 +1,187 @@
+// Browser tests of line comments on a task's diff against a real `clawboo
+// serve` with the worktree mock: a task in review with a diff, a comment on
+// one of its lines made with the keyboard alone, shown under that line, and
+// "Send back to the agent", which starts a new run on the same worktree that
+// the drawer streams, and marks the comment sent.
+//
+//   make build-headless && \
+//     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/linecomments.test.mjs)
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+
+requireBin();
+
+let server;
+let browser;
+let scratch;
+
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'clawboo-linecomments-e2e-'));
+  server = await startServer({ mockWorktrees: true });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function makeRepo(name) {
+  const dir = join(scratch, name);
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=Clawboo E2E', '-c', 'user.email=e2e@clawboo.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
+  await mkdir(dir, { recursive: true });
+  git('init', '-q', '-b', 'main');
+  await writeFile(join(dir, 'README.md'), '# test repository\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'initial commit');
+  return dir;
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: { 'Content-Type': 'application/json' } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const res = await fetch(`${server.url}${path}`, init);
+  const json = await res.json();
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A code task in review whose diff adds hello.txt, made by the mock. */
+async function taskInReview(title) {
+  const repo = await makeRepo(title.replace(/\W+/g, '-'));
+  const { task } = await api('POST', '/api/board', { title, description: '!write hello.txt hi', repoPath: repo, kind: 'code' });
+  const run = await api('POST', '/api/runtimes/clawboo-mock/run', { taskId: task.id });
+  assert.equal(run.task?.status, 'in_review', JSON.stringify(run));
+  return { id: task.id, firstRun: run.runId };
+}
+
+const activeTestid = (page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName);
+
+describe('line comments', { timeout: 60_000 }, () => {
+  test('comment on a diff line with the keyboard, see it under the line, send it back, and watch the new run', async () => {
+    const { id, firstRun } = await taskInReview('Say hi');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${id}`, { viewport: { width: 1400, height: 1000 } });
+    try {
+      await page.waitForSelector(`[data-testid="task-drawer"][data-task-id="${id}"] [data-testid="task-diff-file"]`);
+      assert.equal(await page.getByTestId('task-diff-file').first().textContent(), 'hello.txt');
+      const sendBack = page.getByTestId('diff-send-back');
+      assert.ok(await sendBack.isDisabled(), 'nothing to send yet');
+
+      const gutter = page.locator('[data-testid="diff-line-gutter"][data-path="hello.txt"][data-side="new"][data-line="1"]');
+      assert.equal(await gutter.count(), 1, 'the added line has a gutter button');
+
+      // Keyboard only: focus the line's button, Enter opens the form with
+      // the focus in it; Escape closes it and gives the focus back.
+      await gutter.focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('line-comment-form').waitFor();
+      assert.equal(await activeTestid(page), 'line-comment-input');
+      await page.keyboard.type('never mind');
+      await page.keyboard.press('Escape');
+      await page.getByTestId('line-comment-form').waitFor({ state: 'detached' });
+      assert.equal(await activeTestid(page), 'diff-line-gutter');
+      assert.equal(await page.getByTestId('line-comment').count(), 0);
+
+      // Space opens it too; Ctrl+Enter saves. The comment's further lines
+      // are mock directives, so the new run shows it got the comments.
+      await page.keyboard.press('Space');
+      await page.getByTestId('line-comment-form').waitFor();
+      await page.keyboard.type('Say hello properly.\n!silent 1500\n!write reviewed.txt fixed\n!ok addressed the review');
+      await page.keyboard.press('Control+Enter');
+      await page.getByTestId('line-comment-form').waitFor({ state: 'detached' });
+      assert.equal(await activeTestid(page), 'diff-line-gutter');
+
+      // Under its line, unsent, and counted.
+      const comment = page.getByTestId('line-comment');
+      await comment.waitFor();
+      const underLine = await page.evaluate(() => {
+        const g = document.querySelector('[data-testid="diff-line-gutter"][data-path="hello.txt"][data-line="1"]');
+        return !!g?.closest('.row')?.nextElementSibling?.querySelector('[data-testid="line-comment"]');
+      });
+      assert.ok(underLine, 'the comment renders right under its line');
+      assert.match(await comment.getByTestId('line-comment-body').textContent(), /^Say hello properly\./);
+      assert.equal(await comment.getAttribute('data-sent'), 'false');
+      assert.match(await page.getByTestId('diff-unsent').textContent(), /1 unsent comment\b/);
+      const stored = (await api('GET', `/api/board/${id}/line-comments`)).comments;
+      assert.deepEqual(
+        stored.map((c) => [c.path, c.line, c.side, c.sentRunId]),
+        [['hello.txt', 1, 'new', null]],
+      );
+
+      // Send back (from the keyboard too): a new run starts and the drawer streams it.
+      assert.ok(await sendBack.isEnabled());
+      await sendBack.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(
+        (first) => {
+          const s = document.querySelector('[data-testid="task-run-stream"]');
+          const run = s?.getAttribute('data-run-id');
+          return !!run && run !== first && s.querySelector('[data-testid="run-status"]')?.textContent === 'running';
+        },
+        firstRun,
+        { timeout: 5_000 },
+      );
+      const newRun = await page.getByTestId('task-run-stream').getAttribute('data-run-id');
+      await page.waitForSelector('[data-testid="line-comment"][data-sent="true"]');
+      assert.match(await page.getByTestId('line-comment-sent').textContent(), /Sent to the agent/);
+      assert.ok(await sendBack.isDisabled(), 'nothing left to send');
+
+      // It ends, the task is back in review, the comment stays (sent with that run).
+      const stream = page.getByTestId('task-run-stream');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="task-run-stream"] [data-testid="run-status"]')?.textContent === 'succeeded',
+        null,
+        { timeout: 10_000 },
+      );
+      assert.match(await stream.getByTestId('run-output').textContent(), /addressed the review/);
+      await page.waitForSelector('[data-testid="task-drawer"] [data-testid="task-status"][data-status="in_review"]', { timeout: 10_000 });
+      await page.waitForFunction(
+        () => [...document.querySelectorAll('[data-testid="task-diff-file"]')].some((f) => f.textContent === 'reviewed.txt'),
+        null,
+        { timeout: 10_000 },
+      );
+      const after = (await api('GET', `/api/board/${id}/line-comments`)).comments;
+      assert.equal(after.length, 1);
+      assert.equal(after[0].sentRunId, newRun);
+      const detail = await api('GET', `/api/board/${id}`);
+      assert.equal((await readFile(join(detail.worktree.path, 'reviewed.txt'), 'utf8')).trim(), 'fixed', 'the new run worked in the same worktree');
+      assert.equal(await page.getByTestId('line-comment').count(), 1, 'the comment stays on the task');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a refused comment says why, and an unsent one can be removed', async () => {
+    const { id } = await taskInReview('Remove me');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${id}`, { viewport: { width: 1400, height: 1000 } });
+    try {
+      const gutter = page.locator('[data-testid="diff-line-gutter"][data-path="hello.txt"][data-line="1"]');
+      await gutter.waitFor();
+      await gutter.click();
+      await page.getByTestId('line-comment-input').fill('x'.repeat(8 * 1024 + 1));
+      await page.getByTestId('line-comment-too-long').waitFor();
+      await page.getByTestId('line-comment-input').fill('drop this');
+      await page.getByTestId('line-comment-save').click();
+      await page.getByTestId('line-comment').waitFor();
+      await page.getByTestId('line-comment-delete').click();
+      await page.getByTestId('line-comment').waitFor({ state: 'detached' });
+      assert.deepEqual((await api('GET', `/api/board/${id}/line-comments`)).comments, []);
+      assert.ok(await page.getByTestId('diff-send-back').isDisabled());
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
