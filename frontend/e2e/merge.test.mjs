@@ -1,0 +1,169 @@
+// Browser tests of the end of a code task's review against a real `clawboo
+// serve` with the worktree mock: Merge from the drawer lands the change in
+// the repository (the task is done, its branch gone), a conflict is refused
+// with its files and offers a rebase, Done on unmerged work is "Close
+// without merging" behind a confirmation, and Cancelled asks first.
+//
+//   make build-headless && \
+//     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/merge.test.mjs)
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+
+requireBin();
+
+let server;
+let browser;
+let scratch;
+
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'clawboo-merge-e2e-'));
+  server = await startServer({ mockWorktrees: true });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+const gitIn = (dir, ...args) =>
+  execFileSync('git', ['-c', 'user.name=Clawboo E2E', '-c', 'user.email=e2e@clawboo.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: dir,
+    stdio: 'pipe',
+  })
+    .toString()
+    .trim();
+
+async function makeRepo(name) {
+  const dir = join(scratch, name);
+  await mkdir(dir, { recursive: true });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  await writeFile(join(dir, 'README.md'), '# test repository\n');
+  gitIn(dir, 'add', '.');
+  gitIn(dir, 'commit', '-q', '-m', 'initial commit');
+  return dir;
+}
+
+async function apiPost(path, body) {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  assert.ok(res.ok, `POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function apiGet(path) {
+  return (await fetch(`${server.url}${path}`)).json();
+}
+
+/** A code task on repo whose mock run wrote with `writes` and ended in review. */
+async function reviewed(repo, title, writes) {
+  const { task } = await apiPost('/api/board', { title, repoPath: repo });
+  const run = await apiPost('/api/runtimes/clawboo-mock/run', { taskId: task.id, message: writes, wait: true });
+  assert.equal(run.task.status, 'in_review');
+  return task;
+}
+
+async function waitStatus(page, status, timeout = 10_000) {
+  await page.waitForSelector(`[data-testid="task-drawer"] [data-testid="task-status"][data-status="${status}"]`, { timeout });
+}
+
+describe('merge or close a reviewed task', () => {
+  test('Merge lands the change on main; the task is done and its branch gone', async () => {
+    const repo = await makeRepo('merged');
+    const task = await reviewed(repo, 'Add a greeting', '!write hello.txt hello from the mock');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${task.id}`);
+    page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+    try {
+      await waitStatus(page, 'in_review');
+      await page.getByTestId('task-merge-strategy').selectOption('squash');
+      await page.getByTestId('task-merge-button').click();
+      const result = page.getByTestId('task-merge-result');
+      await result.waitFor();
+      assert.match(await result.textContent(), /Merged into main \(one squashed commit\) at [0-9a-f]{12}\. Your checkout at .* was brought along\./);
+      await waitStatus(page, 'done');
+      assert.equal((await readFile(join(repo, 'hello.txt'), 'utf8')).trim(), 'hello from the mock');
+      assert.equal(gitIn(repo, 'log', '-1', '--format=%s', 'main'), 'Add a greeting');
+      assert.equal(gitIn(repo, 'branch', '--list', `clawboo/task-${task.id}`), '');
+      assert.equal(gitIn(repo, 'status', '--porcelain'), '');
+      await page.getByText('Done is final.').waitFor();
+      assert.equal(await page.getByTestId('task-merge-button').count(), 0, 'a done task offers no merge');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a conflict is refused with its files and offers a rebase on the latest base', async () => {
+    const repo = await makeRepo('conflicted');
+    const task = await reviewed(repo, 'Rewrite the readme', '!write README.md from the agent');
+    await writeFile(join(repo, 'README.md'), '# moved on by the user\n');
+    gitIn(repo, 'commit', '-qam', 'user edit');
+    const main = gitIn(repo, 'rev-parse', 'main');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${task.id}`);
+    try {
+      await waitStatus(page, 'in_review');
+      await page.getByTestId('task-merge-button').click();
+      const err = page.locator('[data-testid="task-merge-error"][data-reason="merge_conflict"]');
+      await err.waitFor();
+      assert.match(await err.textContent(), /do not apply cleanly/);
+      assert.deepEqual(await page.getByTestId('task-merge-conflict').allTextContents(), ['README.md']);
+      await page.getByTestId('task-rebase').waitFor();
+      assert.equal(gitIn(repo, 'rev-parse', 'main'), main, 'a refused merge moves nothing');
+      assert.equal(await readFile(join(repo, 'README.md'), 'utf8'), '# moved on by the user\n');
+      assert.equal((await apiGet(`/api/board/${task.id}`)).task.status, 'in_review');
+
+      // The rebase goes back to the agent: a run on the same worktree.
+      await page.getByTestId('task-rebase').click();
+      await page.getByText(/Sent back to rebase on main/).waitFor();
+      const detail = await apiGet(`/api/board/${task.id}`);
+      assert.equal(detail.runs.length, 2, 'a second run was started');
+      assert.deepEqual(
+        problems.filter((p) => !/409/.test(p)),
+        [],
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Done without merging asks first, and keeps the branch; Cancelled asks too', async () => {
+    const repo = await makeRepo('closed');
+    const task = await reviewed(repo, 'Maybe later', '!write later.txt not now');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${task.id}`);
+    try {
+      await waitStatus(page, 'in_review');
+      const done = page.locator('[data-testid="task-move"][data-to="done"]');
+      assert.equal(await done.textContent(), 'Close without merging…');
+      await done.click();
+      const dialog = page.getByTestId('task-move-dialog');
+      await dialog.getByText('not merged into your repository').waitFor();
+      await page.getByTestId('task-move-cancel').click();
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal((await apiGet(`/api/board/${task.id}`)).task.status, 'in_review', 'saying no moves nothing');
+
+      await done.click();
+      await page.getByTestId('task-move-confirm').click();
+      await waitStatus(page, 'done');
+      assert.ok(gitIn(repo, 'branch', '--list', `clawboo/task-${task.id}`).includes(task.id), 'the unmerged work stays on its branch');
+      assert.equal(gitIn(repo, 'ls-files', 'later.txt'), '', 'and is not merged');
+
+      const { task: other } = await apiPost('/api/board', { title: 'Never mind', kind: 'research', status: 'backlog' });
+      await page.goto(`${server.url}/#/board/${other.id}`);
+      await waitStatus(page, 'backlog');
+      await page.locator('[data-testid="task-move"][data-to="cancelled"]').click();
+      await page.getByTestId('task-move-dialog').getByText('Cancelled is final').waitFor();
+      await page.getByTestId('task-move-confirm').click();
+      await waitStatus(page, 'cancelled');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
