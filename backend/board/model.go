@@ -1,6 +1,7 @@
 // Package board owns the durable task board: tasks and their state machine,
 // race-free claims, heartbeats and the stale sweep, parent/child trees,
-// dependencies, comments, and the record of each code task's worktree.
+// dependencies, comments, line comments on a task's diff, and the record of
+// each code task's worktree.
 //
 // Invariants:
 //   - Every status change is checked against the legal-transition table
@@ -15,6 +16,8 @@
 //     most 24 live (not done or cancelled) children; dependencies never form
 //     a cycle.
 //   - Changes are published on the event broker only after they commit.
+//   - A line comment sent back to the agent names its run and is never
+//     deleted; a comment's path is one its caller read from the task's diff.
 package board
 
 import (
