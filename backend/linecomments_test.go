@@ -182,3 +182,41 @@ func waitRunEnded(t *testing.T, h http.Handler, id string) store.Run {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestLineCommentsSendBackWhileRunning: comments may be added while a run
+// works on the task, but sending them back waits for it to end.
+func TestLineCommentsSendBackWhileRunning(t *testing.T) {
+	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
+	h := b.Handler()
+	var created struct{ Task board.Task }
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Slow", "description": "!write a.txt x\n!silent 2000",
+		"repoPath": e2eRepo(t), "kind": "code"}, &created); code != http.StatusCreated {
+		t.Fatalf("create: %d", code)
+	}
+	id := created.Task.ID
+	var started struct {
+		RunID string `json:"runId"`
+	}
+	if code := e2eDo(t, h, "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"taskId": id, "wait": false}, &started); code != http.StatusAccepted {
+		t.Fatalf("start: %d", code)
+	}
+	var out struct{ Comment board.LineComment }
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		code := e2eDo(t, h, "POST", "/api/board/"+id+"/line-comments", map[string]any{"path": "a.txt", "line": 1, "body": "hm"}, &out)
+		if code == http.StatusCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no comment while running: %d", code)
+		}
+	}
+	var e errAnswer
+	if code := e2eDo(t, h, "POST", "/api/board/"+id+"/send-back", nil, &e); code != http.StatusConflict || e.Reason != "conflict" {
+		t.Fatalf("send back during a run: %d %+v", code, e)
+	}
+	waitRunEnded(t, h, started.RunID)
+	var list lineCommentList
+	if e2eDo(t, h, "GET", "/api/board/"+id+"/line-comments", nil, &list); list.Unsent != 1 {
+		t.Fatalf("the comment was sent anyway: %+v", list)
+	}
+}
