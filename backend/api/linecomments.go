@@ -146,6 +146,12 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 			"error": "the task is being worked on by run " + *t.RunID + "; wait for it to finish"})
 		return
 	}
+	if t.Status == board.InProgress {
+		// Claimed by hand (an agent over MCP, a person): not ours to take.
+		writeJSON(w, http.StatusConflict, map[string]any{"reason": "conflict",
+			"error": "the task is in progress; move it to review or to do first"})
+		return
+	}
 	rt, ok := a.sendBackRuntime(w, r, t, b.RuntimeID)
 	if !ok {
 		return
