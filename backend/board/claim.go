@@ -152,7 +152,9 @@ func (b *Board) Release(ctx context.Context, id, runID, why string) (Task, error
 
 // ReleaseDead releases every in_progress task held by a run that is not
 // live (isLive false) and whose heartbeat is older than stale milliseconds
-// (0: any age). It returns the released task ids. It is the stale sweep and,
+// (0: any age), then the checkout locks (work in place) of runs that are
+// neither live nor hold a claim. It returns the released task ids. It is
+// the stale sweep and,
 // at start-up, the recovery of claims a crash left behind.
 func (b *Board) ReleaseDead(ctx context.Context, staleMs int64, isLive func(runID string) bool) ([]string, error) {
 	cutoff := b.ms() - staleMs
@@ -182,5 +184,5 @@ func (b *Board) ReleaseDead(ctx context.Context, staleMs int64, isLive func(runI
 		}
 		released = append(released, h.id)
 	}
-	return released, nil
+	return released, b.releaseDeadCheckouts(ctx, isLive)
 }

@@ -116,19 +116,22 @@ type Override struct {
 
 // Task is one card on the board, shaped as the API returns it.
 type Task struct {
-	ID              string        `json:"id"`
-	Title           string        `json:"title"`
-	Description     string        `json:"description"`
-	Status          Status        `json:"status"`
-	Priority        int           `json:"priority"`
-	Kind            Kind          `json:"kind"`
-	TeamID          *string       `json:"teamId"`
-	ParentID        *string       `json:"parentId"`
-	RootID          string        `json:"rootId"`
-	Depth           int           `json:"depth"`
-	RepoPath        *string       `json:"repoPath"`
-	BaseRef         *string       `json:"baseRef"`
-	VerifyCommand   *string       `json:"verifyCommand"`
+	ID            string  `json:"id"`
+	Title         string  `json:"title"`
+	Description   string  `json:"description"`
+	Status        Status  `json:"status"`
+	Priority      int     `json:"priority"`
+	Kind          Kind    `json:"kind"`
+	TeamID        *string `json:"teamId"`
+	ParentID      *string `json:"parentId"`
+	RootID        string  `json:"rootId"`
+	Depth         int     `json:"depth"`
+	RepoPath      *string `json:"repoPath"`
+	BaseRef       *string `json:"baseRef"`
+	VerifyCommand *string `json:"verifyCommand"`
+	// WorkInPlace: a code task that works in the repository's own checkout
+	// (no worktree, no branch, no commit), under the repository's lock.
+	WorkInPlace     bool          `json:"workInPlace"`
 	AssigneeAgentID *string       `json:"assigneeAgentId"`
 	AssigneeRuntime *string       `json:"assigneeRuntime"`
 	RunID           *string       `json:"runId"`

@@ -23,6 +23,7 @@ type NewTask struct {
 	RepoPath      string
 	BaseRef       string
 	VerifyCommand string
+	WorkInPlace   bool // work in the repository's checkout, no worktree
 	// AssigneeRuntime suggests the runtime to work it, AssigneeAgentID the
 	// agent; a claim replaces both with the claimer's.
 	AssigneeRuntime string
@@ -109,9 +110,9 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 			}
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO tasks(id, title, description, status, priority, kind, team_id, parent_id, root_id,
-			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, strings.TrimSpace(n.Title), n.Description, n.Status, n.Priority, n.Kind, team, optional(n.ParentID), root,
-			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now)
+			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace)
 		return err
 	})
 }
@@ -124,6 +125,7 @@ type Patch struct {
 	Status        *Status
 	RepoPath      *string
 	VerifyCommand *string
+	WorkInPlace   *bool
 	// Override marks a task done over a failed verification.
 	Override *Override
 }
@@ -161,6 +163,9 @@ func (b *Board) Update(ctx context.Context, id string, p Patch) (Task, error) {
 		}
 		if p.VerifyCommand != nil {
 			sets, args = append(sets, "verify_command = ?"), append(args, optional(*p.VerifyCommand))
+		}
+		if p.WorkInPlace != nil {
+			sets, args = append(sets, "work_in_place = ?"), append(args, *p.WorkInPlace)
 		}
 		if p.Status != nil && *p.Status != t.Status {
 			more, margs, err := b.move(t, *p.Status, p.Override)

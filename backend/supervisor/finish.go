@@ -99,6 +99,7 @@ func (l *liveRun) finish(o *outcome) {
 	}
 	if l.task != nil {
 		l.finishTask(o, l.final)
+		l.unlockCheckout()
 	}
 	s.Updates.PublishMust(l.final)
 	close(l.finished)

@@ -31,11 +31,14 @@ func refuse(reason, format string, a ...any) error {
 
 // taskCtx is what a run of a board task carries beyond an ad-hoc run.
 type taskCtx struct {
-	task   board.Task
-	kind   board.Kind
-	wt     *worktree.Worktree
-	ports  []int // the worktree's leased ports (board.PortEnv)
-	scopes budget.Scopes
+	task  board.Task
+	kind  board.Kind
+	wt    *worktree.Worktree
+	ports []int // the worktree's leased ports (board.PortEnv)
+	// checkout is the repository a work-in-place task works in, locked
+	// for the run (no worktree then).
+	checkout string
+	scopes   budget.Scopes
 }
 
 // startTask checks, claims and prepares a board task, in the order that
@@ -97,7 +100,15 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 	tc.task = claimed
 	// A runtime that does not declare worktrees (the seed's mock) works
 	// in no folder of ours: it is never handed one it does not expect.
-	if worktree.NeedsWorktree(string(tc.kind)) && a.Capabilities().Worktrees {
+	if worktree.NeedsWorktree(string(tc.kind)) && a.Capabilities().Worktrees && claimed.WorkInPlace {
+		dir, err := s.inPlace(ctx, claimed, p.RepoPath, runID)
+		if err != nil {
+			s.unclaiming(runID)
+			_, _ = s.opts.Board.Release(context.Background(), t.ID, runID, "Not started: "+err.Error())
+			return nil, "", err
+		}
+		tc.checkout, p.workDir = dir, dir
+	} else if worktree.NeedsWorktree(string(tc.kind)) && a.Capabilities().Worktrees {
 		wt, ports, err := s.provision(ctx, claimed, p.RepoPath)
 		if err != nil {
 			s.unclaiming(runID)
