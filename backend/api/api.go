@@ -179,6 +179,7 @@ func (a *API) routes() {
 	a.lineCommentRoutes()
 	a.mergeRoutes()
 	a.portRoutes()
+	a.radarRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}
