@@ -43,6 +43,8 @@ export interface Task {
   repoPath: string | null;
   baseRef: string | null;
   verifyCommand: string | null;
+  /** No worktree: the task works in the repository's own checkout (one such task per repository at a time). Absent from older servers. */
+  workInPlace?: boolean;
   assigneeAgentId: string | null;
   assigneeRuntime: string | null;
   /** The run holding the task right now; set only while one works on it. */
@@ -100,6 +102,8 @@ export interface NewTaskRequest {
   baseRef?: string;
   kind?: TaskKind;
   verifyCommand?: string;
+  /** Work in the repository's own checkout, no worktree. */
+  workInPlace?: boolean;
   /** The agent meant to work it (its runtime comes with it). */
   assigneeAgentId?: string;
 }
@@ -111,6 +115,7 @@ export interface TaskPatch {
   status?: TaskStatus;
   repoPath?: string;
   verifyCommand?: string;
+  workInPlace?: boolean;
   humanOverride?: { by: string; reason: string };
 }
 
