@@ -63,7 +63,10 @@ type radarAnswer struct {
 	Order   []string    `json:"order"`
 	Tasks   int         `json:"tasks"` // live tasks compared
 	Skipped []radarSkip `json:"skipped"`
-	At      int64       `json:"at"` // when it was computed (ms)
+	// Titles names each task of a pair, so a card can say which task it
+	// overlaps by name.
+	Titles map[string]string `json:"titles"`
+	At     int64             `json:"at"` // when it was computed (ms)
 }
 
 type radarEntry struct {
@@ -107,7 +110,7 @@ func (c *radarCache) get(ctx context.Context, a *API, repo string) radarAnswer {
 
 // radar scans the live worktrees (of one repository, or of all).
 func (a *API) radar(ctx context.Context, repo string) radarAnswer {
-	ans := radarAnswer{Pairs: []radarPair{}, Order: []string{}, Skipped: []radarSkip{}, At: time.Now().UnixMilli()}
+	ans := radarAnswer{Pairs: []radarPair{}, Order: []string{}, Skipped: []radarSkip{}, Titles: map[string]string{}, At: time.Now().UnixMilli()}
 	if a.opts.Worktrees == nil {
 		return ans
 	}
@@ -122,8 +125,9 @@ func (a *API) radar(ctx context.Context, repo string) radarAnswer {
 		ans.Skipped = append(ans.Skipped, radarSkip{Error: err.Error()})
 		return ans
 	}
-	byRepo := map[string][]board.Worktree{}
+	byRepo, titles := map[string][]board.Worktree{}, map[string]string{}
 	for _, t := range tasks {
+		titles[t.ID] = t.Title
 		rec, err := a.opts.Board.Worktree(ctx, t.ID)
 		if err != nil || (rec.Status != "active" && rec.Status != "paused") || rec.BaseCommit == "" {
 			continue
@@ -155,6 +159,7 @@ func (a *API) radar(ctx context.Context, repo string) radarAnswer {
 		pairs := worktree.Overlaps(changes)
 		for _, p := range pairs {
 			ans.Pairs = append(ans.Pairs, toRadarPair(r, p))
+			ans.Titles[p.A], ans.Titles[p.B] = titles[p.A], titles[p.B]
 		}
 		ans.Order = append(ans.Order, worktree.MergeOrder(changes, pairs)...)
 	}

@@ -35,6 +35,9 @@ func TestRadarOverHTTP(t *testing.T) {
 	if h := p.Files[0].Hunks; len(h) != 1 || !h[0].AAdd || !h[0].BAdd || h[0].A != (radarSpan{0, 0}) {
 		t.Fatalf("%s", b)
 	}
+	if got.Titles[one.ID] != "add hello" || len(got.Titles) != 2 {
+		t.Fatalf("titles %s", b)
+	}
 	if !reflect.DeepEqual(got.Order, []string{one.ID, two.ID}) {
 		t.Fatalf("order %s", b)
 	}
