@@ -48,6 +48,8 @@ type createTaskBody struct {
 	// WorkInPlace: no worktree; the task works in the repository's own
 	// checkout, one such task per repository at a time.
 	WorkInPlace bool `json:"workInPlace"`
+	// Critic is auto (default: review a risky change), on or off.
+	Critic string `json:"critic"`
 	// AssigneeAgentID names the agent meant to work it (its runtime comes
 	// with it); the team must be a real team.
 	AssigneeAgentID string `json:"assigneeAgentId"`
@@ -67,7 +69,7 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 	n := board.NewTask{
 		Title: b.Title, Description: b.Description, Status: board.Status(b.Status), Priority: b.Priority, TeamID: b.TeamID,
 		ParentID: b.ParentTaskID, RepoPath: b.RepoPath, BaseRef: b.BaseRef, Kind: board.Kind(b.Kind), VerifyCommand: b.VerifyCommand,
-		WorkInPlace: b.WorkInPlace,
+		WorkInPlace: b.WorkInPlace, Critic: b.Critic,
 	}
 	if b.AssigneeAgentID != "" && a.opts.Agents != nil {
 		ag, err := a.opts.Agents.Get(r.Context(), b.AssigneeAgentID)
@@ -149,6 +151,7 @@ type patchTaskBody struct {
 	RepoPath      *string         `json:"repoPath"`
 	VerifyCommand *string         `json:"verifyCommand"`
 	WorkInPlace   *bool           `json:"workInPlace"`
+	Critic        *string         `json:"critic"`
 	HumanOverride *board.Override `json:"humanOverride"`
 }
 
@@ -159,7 +162,7 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := board.Patch{Title: b.Title, Description: b.Description, Priority: b.Priority, RepoPath: b.RepoPath,
-		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Override: b.HumanOverride}
+		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Override: b.HumanOverride}
 	if b.Status != nil {
 		s := board.Status(*b.Status)
 		p.Status = &s

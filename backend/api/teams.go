@@ -66,6 +66,9 @@ type teamBody struct {
 	LeaderAgentID json.RawMessage `json:"leaderAgentId"`
 	Brief         *string         `json:"brief"`
 	RepoPath      json.RawMessage `json:"repoPath"`
+	// Critic turns the critic's reviews of the team's auto-mode tasks on
+	// or off (PATCH; a new team has it on).
+	Critic *bool `json:"critic"`
 }
 
 func nullable(raw json.RawMessage) (val *string, clear bool, err error) {
@@ -86,7 +89,7 @@ func nullable(raw json.RawMessage) (val *string, clear bool, err error) {
 }
 
 func (b teamBody) input() (teams.Input, error) {
-	in := teams.Input{Name: b.Name, Brief: b.Brief}
+	in := teams.Input{Name: b.Name, Brief: b.Brief, Critic: b.Critic}
 	var err error
 	if in.LeaderAgentID, in.ClearLeader, err = nullable(b.LeaderAgentID); err != nil {
 		return in, errors.New("leaderAgentId must be a string or null")

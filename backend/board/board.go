@@ -82,7 +82,7 @@ func (b *Board) publish(ev Event) {
 }
 
 const taskColumns = `id, title, description, status, priority, kind, team_id, parent_id, root_id, depth, repo_path, base_ref,
-	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place`
+	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place, critic`
 
 type scanner interface{ Scan(...any) error }
 
@@ -91,7 +91,7 @@ func scanTask(sc scanner) (Task, error) {
 	var verif, over sql.NullString
 	err := sc.Scan(&t.ID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.Kind, &t.TeamID, &t.ParentID, &t.RootID,
 		&t.Depth, &t.RepoPath, &t.BaseRef, &t.VerifyCommand, &t.AssigneeAgentID, &t.AssigneeRuntime, &t.RunID,
-		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace)
+		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace, &t.Critic)
 	if err != nil {
 		return t, err
 	}

@@ -131,7 +131,10 @@ type Task struct {
 	VerifyCommand *string `json:"verifyCommand"`
 	// WorkInPlace: a code task that works in the repository's own checkout
 	// (no worktree, no branch, no commit), under the repository's lock.
-	WorkInPlace     bool          `json:"workInPlace"`
+	WorkInPlace bool `json:"workInPlace"`
+	// Critic is auto (review a risky change after a green verify, when
+	// the team allows), on or off; see backend/review.
+	Critic          string        `json:"critic"`
 	AssigneeAgentID *string       `json:"assigneeAgentId"`
 	AssigneeRuntime *string       `json:"assigneeRuntime"`
 	RunID           *string       `json:"runId"`

@@ -23,7 +23,8 @@ type NewTask struct {
 	RepoPath      string
 	BaseRef       string
 	VerifyCommand string
-	WorkInPlace   bool // work in the repository's checkout, no worktree
+	WorkInPlace   bool   // work in the repository's checkout, no worktree
+	Critic        string // auto (default), on or off
 	// AssigneeRuntime suggests the runtime to work it, AssigneeAgentID the
 	// agent; a claim replaces both with the claimer's.
 	AssigneeRuntime string
@@ -80,6 +81,10 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 	if err := validRepo(n.RepoPath); err != nil {
 		return Task{}, err
 	}
+	critic, err := criticMode(n.Critic)
+	if err != nil {
+		return Task{}, err
+	}
 	id := newID()
 	now := b.ms()
 	return b.changeTask(ctx, id, func(q store.Querier) error {
@@ -110,9 +115,9 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 			}
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO tasks(id, title, description, status, priority, kind, team_id, parent_id, root_id,
-			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place, critic) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, strings.TrimSpace(n.Title), n.Description, n.Status, n.Priority, n.Kind, team, optional(n.ParentID), root,
-			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace)
+			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace, critic)
 		return err
 	})
 }
@@ -126,6 +131,7 @@ type Patch struct {
 	RepoPath      *string
 	VerifyCommand *string
 	WorkInPlace   *bool
+	Critic        *string // auto, on or off
 	// Override marks a task done over a failed verification.
 	Override *Override
 }
@@ -166,6 +172,13 @@ func (b *Board) Update(ctx context.Context, id string, p Patch) (Task, error) {
 		}
 		if p.WorkInPlace != nil {
 			sets, args = append(sets, "work_in_place = ?"), append(args, *p.WorkInPlace)
+		}
+		if p.Critic != nil {
+			c, err := criticMode(*p.Critic)
+			if err != nil {
+				return err
+			}
+			sets, args = append(sets, "critic = ?"), append(args, c)
 		}
 		if p.Status != nil && *p.Status != t.Status {
 			more, margs, err := b.move(t, *p.Status, p.Override)
@@ -316,4 +329,15 @@ func (b *Board) Unlink(ctx context.Context, taskID, dependsOn string) (Task, err
 		_, err := q.ExecContext(ctx, `DELETE FROM task_deps WHERE task_id = ? AND depends_on = ?`, taskID, dependsOn)
 		return err
 	})
+}
+
+// criticMode checks a task's critic setting: auto (the default), on, off.
+func criticMode(s string) (string, error) {
+	switch c := strings.ToLower(strings.TrimSpace(s)); c {
+	case "":
+		return "auto", nil
+	case "auto", "on", "off":
+		return c, nil
+	}
+	return "", rule("invalid", "critic must be auto, on or off")
 }

@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at`
+const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic`
 
 func scanTeam(sc interface{ Scan(...any) error }) (Team, error) {
 	var t Team
 	var leader, repo sql.NullString
-	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt); err != nil {
+	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic); err != nil {
 		return Team{}, err
 	}
 	if leader.Valid {

@@ -56,14 +56,17 @@ type Member struct {
 
 // Team is a team with its members (leader first, then by name).
 type Team struct {
-	ID            string   `json:"id"`
-	Name          string   `json:"name"`
-	LeaderAgentID *string  `json:"leaderAgentId"`
-	Brief         string   `json:"brief"`
-	RepoPath      *string  `json:"repoPath"`
-	CreatedAt     int64    `json:"createdAt"`
-	UpdatedAt     int64    `json:"updatedAt"`
-	Members       []Member `json:"members"`
+	ID            string  `json:"id"`
+	Name          string  `json:"name"`
+	LeaderAgentID *string `json:"leaderAgentId"`
+	Brief         string  `json:"brief"`
+	RepoPath      *string `json:"repoPath"`
+	// Critic lets auto-mode tasks of the team be reviewed after a green
+	// verify (on by default; backend/review).
+	Critic    bool     `json:"critic"`
+	CreatedAt int64    `json:"createdAt"`
+	UpdatedAt int64    `json:"updatedAt"`
+	Members   []Member `json:"members"`
 }
 
 // Leader returns the leader member (ok false when the team has none).
@@ -113,6 +116,7 @@ type Input struct {
 	Brief         *string
 	RepoPath      *string
 	ClearRepo     bool
+	Critic        *bool
 }
 
 func cleanName(n string) (string, error) {
@@ -206,6 +210,11 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Team, error)
 		}
 		if in.Brief != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE teams SET brief = ? WHERE id = ?`, strings.TrimSpace(*in.Brief), id); err != nil {
+				return err
+			}
+		}
+		if in.Critic != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE teams SET critic = ? WHERE id = ?`, *in.Critic, id); err != nil {
 				return err
 			}
 		}
