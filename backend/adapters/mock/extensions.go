@@ -132,3 +132,39 @@ func (r *run) delegateTo(arg string) bool {
 	}
 	return r.emit(executor.ToolResult(id, "delegate", out, isErr))
 }
+
+// reviewRound reads a critic run's session key, "review:<task>:<round>:<id>".
+func reviewRound(key string) (int, bool) {
+	rest, ok := strings.CutPrefix(key, "review:")
+	if !ok {
+		return 0, false
+	}
+	f := strings.Split(rest, ":")
+	n := 1
+	if len(f) > 1 {
+		if v, err := strconv.Atoi(f[1]); err == nil && v > 0 {
+			n = v
+		}
+	}
+	return n, true
+}
+
+// criticScript is what a review run plays: its round's !critic answer as
+// the run's one text (the last !critic when the rounds ran out), or an
+// empty list of findings.
+func criticScript(ds []Directive, round int) []Directive {
+	var answers []string
+	for _, d := range ds {
+		if d.Name == "critic" {
+			answers = append(answers, d.Arg)
+		}
+	}
+	answer := `{"findings":[]}`
+	switch {
+	case len(answers) >= round:
+		answer = answers[round-1]
+	case len(answers) > 0:
+		answer = answers[len(answers)-1]
+	}
+	return []Directive{{Name: "ok", Arg: answer}}
+}

@@ -35,6 +35,13 @@
 //	!delegate <@member> [kind=<k>] [repo=<path>] <task>  a leader's delegation (a "delegate" tool call
 //	                                  and its result); "\n" in the task is a new line,
 //	                                  so the child's message can carry directives
+//	!critic <json>                    a scripted critic's answer (see below); ignored by other runs
+//
+// A review run (the critic's: session key "review:<task>:<round>:<id>",
+// whose message quotes the task's description) plays none of the task's
+// directives: it answers with the argument of the round-th !critic line
+// (the last one when there are fewer), or {"findings":[]} when there is
+// none, so a task's description scripts each review of its change.
 //
 // The last five are ours too, so board tests can exercise every cost kind
 // and a real diff without a model provider. !write is confined to the run's
@@ -91,6 +98,9 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		return nil, fmt.Errorf("mock: start request has no emitter")
 	}
 	ds := Parse(req.Message + "\n" + req.Context)
+	if round, ok := reviewRound(req.SessionKey); ok {
+		ds = criticScript(ds, round)
+	}
 	var delay time.Duration
 	for _, d := range ds {
 		if d.Name == "slowstart" {
