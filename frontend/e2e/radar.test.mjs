@@ -1,0 +1,103 @@
+// Browser test of the conflict radar against a real `clawboo serve` with
+// the worktree mock: two code tasks on one repository that write the same
+// file show "overlaps with <the other>" on both cards, and the drawer lists
+// the file, where the changes meet and the suggested merge order; a task on
+// another file is flagged nowhere.
+//
+//   make build-headless && \
+//     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/radar.test.mjs)
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+
+requireBin();
+
+let server;
+let browser;
+let scratch;
+
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'clawboo-radar-e2e-'));
+  server = await startServer({ mockWorktrees: true });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+const gitIn = (dir, ...args) =>
+  execFileSync('git', ['-c', 'user.name=Clawboo E2E', '-c', 'user.email=e2e@clawboo.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: dir,
+    stdio: 'pipe',
+  })
+    .toString()
+    .trim();
+
+async function makeRepo(name) {
+  const dir = join(scratch, name);
+  await mkdir(dir, { recursive: true });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  await writeFile(join(dir, 'README.md'), '# test repository\n');
+  gitIn(dir, 'add', '.');
+  gitIn(dir, 'commit', '-q', '-m', 'initial commit');
+  return dir;
+}
+
+async function apiPost(path, body) {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  assert.ok(res.ok, `POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A code task on repo whose mock run wrote with `writes` and ended in review. */
+async function reviewed(repo, title, writes) {
+  const { task } = await apiPost('/api/board', { title, repoPath: repo });
+  const run = await apiPost('/api/runtimes/clawboo-mock/run', { taskId: task.id, message: writes, wait: true });
+  assert.equal(run.task.status, 'in_review');
+  return task;
+}
+
+const card = (page, id) => page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
+
+describe('conflict radar', () => {
+  test('two tasks writing one file are flagged on both cards and in the drawer', async () => {
+    const repo = await makeRepo('radar');
+    const one = await reviewed(repo, 'Greet in English', '!write greeting.txt hello');
+    const two = await reviewed(repo, 'Greet in French', '!write greeting.txt bonjour');
+    const three = await reviewed(repo, 'Write the notes', '!write notes.txt unrelated');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board`);
+    page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+    try {
+      const badge1 = card(page, one.id).getByTestId('task-card-overlap');
+      const badge2 = card(page, two.id).getByTestId('task-card-overlap');
+      await badge1.waitFor({ timeout: 15_000 });
+      await badge2.waitFor({ timeout: 15_000 });
+      assert.match(await badge1.textContent(), /overlaps with “Greet in French”/);
+      assert.match(await badge2.textContent(), /overlaps with “Greet in English”/);
+      assert.equal(await card(page, three.id).getByTestId('task-card-overlap').count(), 0, 'another file is no overlap');
+
+      await card(page, two.id).click();
+      const radar = page.locator(`[data-testid="task-drawer"][data-task-id="${two.id}"] [data-testid="task-radar"]`);
+      await radar.waitFor({ timeout: 15_000 });
+      assert.match(await radar.getByTestId('task-radar-other').textContent(), /Greet in English/);
+      assert.deepEqual(await radar.getByTestId('task-radar-file').evaluateAll((els) => els.map((e) => e.dataset.path)), ['greeting.txt']);
+      // Both add the new file: the same place, at the top.
+      assert.match(await radar.getByTestId('task-radar-hunk').textContent(), /here at the top, there at the top/);
+      const order = await radar.getByTestId('task-radar-order').locator('li').allTextContents();
+      assert.equal(order.length, 2);
+      assert.ok(order.some((t) => /Greet in French \(this task\)/.test(t)), order.join(' | '));
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
