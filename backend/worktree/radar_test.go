@@ -142,3 +142,19 @@ func TestParseSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestRadarComparesOnlyFilesAcrossDifferentBases(t *testing.T) {
+	m, _ := newManager(t)
+	repo := newRepo(t, map[string]string{"a.txt": numbered(10)})
+	w1 := provision(t, m, repo, "T1")
+	write(t, filepath.Join(repo, "b.txt"), "moved on\n")
+	git(t, repo, "add", "b.txt")
+	git(t, repo, "commit", "-q", "-m", "later")
+	w2 := provision(t, m, repo, "T2")
+	edit(t, w1, "a.txt", 3, "one")
+	edit(t, w2, "a.txt", 3, "two")
+	pairs := Overlaps(changesOf(t, m, w1, w2))
+	if len(pairs) != 1 || pairs[0].SameBase || len(pairs[0].Files) != 1 || len(pairs[0].Files[0].Hunks) != 0 {
+		t.Fatalf("pairs = %+v", pairs)
+	}
+}
