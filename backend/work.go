@@ -96,6 +96,31 @@ func (b *Backend) maintain(ctx context.Context) {
 			for _, id := range removed {
 				_ = b.Board.SetWorktreeStatus(ctx, id, "paused")
 			}
+			b.janitor(ctx)
+		}
+	}
+}
+
+// janitor prunes dependency folders from finished worktrees and keeps each
+// repository's finished worktrees within the disk budget; a worktree it
+// pauses is recorded paused (its port lease freed).
+func (b *Backend) janitor(ctx context.Context) {
+	budget, err := b.Board.WorktreeBudget(ctx)
+	if err != nil {
+		b.log.Warn("worktree budget unreadable; no budget this pass", "err", err)
+	}
+	rep, err := b.Worktrees.Janitor(ctx, worktree.JanitorPolicy{BudgetPerRepo: budget,
+		Finished: func(taskID string) bool { return b.Board.Finished(ctx, taskID) }})
+	if err != nil {
+		b.log.Warn("worktree janitor failed", "err", err)
+	}
+	for _, id := range rep.Removed() {
+		_ = b.Board.SetWorktreeStatus(ctx, id, "paused")
+	}
+	if len(rep.Reclaimed) > 0 {
+		b.log.Info("worktree janitor reclaimed disk", "bytes", rep.TotalBytes, "tasks", len(rep.Reclaimed), "paused", rep.Removed())
+		if err := b.Board.SetJanitorReport(ctx, rep); err != nil {
+			b.log.Warn("janitor report not kept", "err", err)
 		}
 	}
 }

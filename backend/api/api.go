@@ -151,7 +151,6 @@ func (a *API) routes() {
 	a.mux.Handle("/api/board/{id}/deps", methods{"POST": a.addDep})
 	a.mux.Handle("/api/board/{id}/deps/{dep}", methods{"DELETE": a.removeDep})
 	a.mux.Handle("/api/board/{id}/diff", methods{"GET": a.taskDiff})
-	a.mux.Handle("/api/worktrees", methods{"GET": a.worktreeUsage})
 	a.mux.Handle("/api/storage", methods{"GET": a.storage})
 	a.mux.Handle("/api/storage/retention", methods{"PUT": a.putRetention})
 	a.mux.Handle("/api/repos", methods{"GET": a.recentRepos})
@@ -179,6 +178,7 @@ func (a *API) routes() {
 	a.lineCommentRoutes()
 	a.mergeRoutes()
 	a.portRoutes()
+	a.diskRoutes()
 	a.radarRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
