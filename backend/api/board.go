@@ -280,20 +280,3 @@ func toWorktree(rec board.Worktree) worktree.Worktree {
 	return worktree.Worktree{TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
 		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
 }
-
-// worktreeUsage reports disk use per worktree and in total.
-func (a *API) worktreeUsage(w http.ResponseWriter, r *http.Request) {
-	if a.opts.Worktrees == nil {
-		writeJSON(w, http.StatusOK, map[string]any{"totalBytes": 0, "worktrees": []any{}})
-		return
-	}
-	total, per, err := a.opts.Worktrees.DiskUsage(r.Context())
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "%v", err)
-		return
-	}
-	if per == nil {
-		per = []worktree.Usage{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"totalBytes": total, "worktrees": per})
-}
