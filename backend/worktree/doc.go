@@ -1,6 +1,6 @@
 // Package worktree gives each code task its own git worktree, so agents
 // never edit the user's working copy: provision, pause, complete, diff,
-// verify, remove, garbage-collect and report disk use.
+// verify, remove, garbage-collect, report disk use, and the conflict radar (radar.go).
 //
 // Layout: <Home>/worktrees/<repoHash>/<taskID> on branch
 // clawboo/task-<taskID>, where repoHash is the first 12 hex digits of the
