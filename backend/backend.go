@@ -138,7 +138,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.openWork(opts)
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
-		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget,
+		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic,
 	})
 	if err != nil {
 		b.closeWork()
@@ -292,4 +292,17 @@ func (b *Backend) closeRuntimes() error {
 	}
 	b.runtimesChanged.Close()
 	return errors.Join(errs...)
+}
+
+// teamCritic is the team's critic switch (backend/review); a team that
+// cannot be read keeps the default, on.
+func (b *Backend) teamCritic(ctx context.Context, teamID string) bool {
+	if b.Teams == nil {
+		return true
+	}
+	t, err := b.Teams.Get(ctx, teamID)
+	if err != nil {
+		return true
+	}
+	return t.Critic
 }

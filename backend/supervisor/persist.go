@@ -3,9 +3,11 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawboo/desktop/backend/store"
 )
@@ -157,4 +159,19 @@ func (s *Supervisor) resaveAll() int {
 func (s *Supervisor) stopResaver() {
 	close(s.resave.stop)
 	<-s.resave.done
+}
+
+// title is the first line of a message, cut to 120 characters, so the
+// ledger never holds a whole prompt.
+func title(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = strings.TrimSpace(msg[:i])
+	}
+	const max = 120
+	if utf8.RuneCountInString(msg) <= max {
+		return msg
+	}
+	r := []rune(msg)
+	return string(r[:max-1]) + "…"
 }

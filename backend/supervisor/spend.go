@@ -46,6 +46,9 @@ func (l *liveRun) scopes() budget.Scopes {
 	if l.task != nil {
 		return l.task.scopes
 	}
+	if l.params.scopes != nil {
+		return *l.params.scopes
+	}
 	return budget.Scopes{AgentID: l.params.AgentID, TeamID: l.params.TeamID}
 }
 

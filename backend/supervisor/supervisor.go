@@ -34,10 +34,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
@@ -86,7 +84,10 @@ type Options struct {
 	// (default 1 minute); see retention.go.
 	RetentionEvery time.Duration
 	RetentionGrace time.Duration
-	Now            func() time.Time
+	// TeamCritic reports whether a team lets the critic review its tasks'
+	// auto-mode changes (nil: every team does; see backend/review).
+	TeamCritic func(ctx context.Context, teamID string) bool
+	Now        func() time.Time
 }
 
 // Supervisor owns every live run of this process.
@@ -199,6 +200,9 @@ type StartParams struct {
 
 	workDir    string // the task's worktree, set by the runner
 	generation int    // successors since the first run of this task hit its turn limit
+	fixes      int    // the critic's fix runs so far in this chain (critic.go)
+	// scopes charges an ad-hoc run to a task's budgets (the critic's).
+	scopes *budget.Scopes
 }
 
 // Handle lets a caller wait for a run it started.
@@ -255,8 +259,12 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	} else {
 		// An ad-hoc run (an agent's chat) is refused by a paused agent cap
 		// as a task run is.
-		if p.AgentID != "" || p.TeamID != "" {
-			if err := s.preflight(ctx, budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}); err != nil {
+		sc := budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}
+		if p.scopes != nil {
+			sc = *p.scopes
+		}
+		if sc != (budget.Scopes{}) {
+			if err := s.preflight(ctx, sc); err != nil {
 				return nil, err
 			}
 		}
@@ -477,19 +485,4 @@ func (s *Supervisor) forget(id string) {
 	s.mu.Lock()
 	delete(s.live, id)
 	s.mu.Unlock()
-}
-
-// title is the first line of a message, cut to 120 characters, so the
-// ledger never holds a whole prompt.
-func title(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = strings.TrimSpace(msg[:i])
-	}
-	const max = 120
-	if utf8.RuneCountInString(msg) <= max {
-		return msg
-	}
-	r := []rune(msg)
-	return string(r[:max-1]) + "…"
 }

@@ -22,7 +22,8 @@ func newSystemComment(body string) board.NewComment {
 // folder freed). A successful run with no worktree is done; with one, an
 // empty diff is cleaned up and the task is done, and a non-empty diff is
 // verified when a verify command exists: a pass is done, anything else
-// waits in review with the diff kept.
+// waits in review with the diff kept. A pass the task asks to have
+// reviewed goes through the critic first (critic.go).
 func (l *liveRun) finishTask(o *outcome, run store.Run) {
 	s, tc := l.s, l.task
 	ctx := context.Background()
@@ -86,8 +87,10 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		verif = &board.Verification{Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
 			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id}
 	}
-	if _, err := wm.Complete(ctx, *tc.wt); err != nil {
+	change, err := wm.Complete(ctx, *tc.wt)
+	if err != nil {
 		s.opts.Log.Warn("task work not committed", "task", taskID, "err", err)
+		change = diff
 	}
 	note := fmt.Sprintf("Changed %d file(s) (+%d −%d); the diff is kept on branch %s for review.", diff.Files, diff.Insertions, diff.Deletions, tc.wt.Branch)
 	to := board.InReview
@@ -99,6 +102,14 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		note += " Verification timed out: `" + verif.Command + "`."
 	case verif != nil:
 		note += fmt.Sprintf(" Verification failed (exit %d): `%s`.", verif.ExitCode, verif.Command)
+	}
+	// A green verify may still be reviewed by the critic (critic.go).
+	if verif != nil && verif.Passed {
+		more, handled := l.criticGate(ctx, change, verif, agentComment(l, joinNote(report, note)), finish)
+		if handled {
+			return
+		}
+		note += more
 	}
 	finish(board.Outcome{To: to, Verification: verif, Comment: agentComment(l, joinNote(report, note))})
 }
