@@ -98,7 +98,11 @@ func (l *liveRun) finish(o *outcome) {
 		s.retention.ended(l.id, l.deltaBytes)
 	}
 	if l.task != nil {
-		l.finishTask(o, l.final)
+		if l.task.checkout != "" {
+			l.finishInPlace(o, l.final)
+		} else {
+			l.finishTask(o, l.final)
+		}
 		l.unlockCheckout()
 	}
 	s.Updates.PublishMust(l.final)

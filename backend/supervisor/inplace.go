@@ -3,10 +3,14 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
 )
 
 // inPlace prepares a work-in-place code task: its working folder is the
@@ -49,4 +53,57 @@ func (l *liveRun) unlockCheckout() {
 	if err := l.s.opts.Board.UnlockCheckout(ctx, l.id); err != nil {
 		l.s.opts.Log.Warn("checkout lock not freed (the stale sweep will)", "task", l.task.task.ID, "run", l.id, "err", err)
 	}
+}
+
+// finishInPlace moves a work-in-place task after its run. A successful run
+// with a verify command (the task's, else .clawboo/verify as the
+// checkout's HEAD has it) is verified in the checkout: a pass is done,
+// anything else waits in review with the verification. Everything else
+// (a failed or stopped run, the turn limit, no verify command) finishes as
+// a task with no worktree does.
+func (l *liveRun) finishInPlace(o *outcome, run store.Run) {
+	s, tc := l.s, l.task
+	maxTurns := o.done != nil && o.done.Reason == executor.DoneMaxTurns
+	if run.Status != store.RunSucceeded || maxTurns || s.opts.Worktrees == nil {
+		l.finishTask(o, run)
+		return
+	}
+	cmd := ""
+	if tc.task.VerifyCommand != nil {
+		cmd = strings.TrimSpace(*tc.task.VerifyCommand)
+	}
+	if cmd == "" {
+		cmd = s.opts.Worktrees.CheckoutVerifyCommand(context.Background(), tc.checkout)
+	}
+	if cmd == "" {
+		l.finishTask(o, run)
+		return
+	}
+	vctx, cancel := context.WithTimeout(s.root, s.opts.VerifyTimeout+time.Minute)
+	v := s.opts.Worktrees.VerifyCheckout(vctx, tc.checkout, tc.task.ID, cmd, s.opts.VerifyTimeout)
+	cancel()
+	out := board.Outcome{To: board.InReview}
+	note := "Worked in your checkout at " + tc.checkout + " (no worktree): see `git diff` there."
+	switch {
+	case s.root.Err() != nil:
+		out.To, note = board.Todo, "Verification was interrupted: Clawboo shut down. The changes are in your checkout."
+	case v.Passed:
+		out.To, note = board.Done, note+" Verification passed: `"+v.Command+"`."
+	case v.TimedOut:
+		note += " Verification timed out: `" + v.Command + "`."
+	default:
+		note += fmt.Sprintf(" Verification failed (exit %d): `%s`.", v.ExitCode, v.Command)
+	}
+	if out.To != board.Todo {
+		out.Verification = &board.Verification{Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
+			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id}
+	}
+	out.Comment = agentComment(l, joinNote(strings.TrimSpace(run.Summary), note))
+	t, err := s.opts.Board.Finish(context.Background(), tc.task.ID, l.id, out)
+	if err != nil {
+		s.opts.Log.Error("task not moved after its run", "task", tc.task.ID, "run", l.id, "err", err)
+	}
+	l.mu.Lock()
+	l.taskFinal = &t
+	l.mu.Unlock()
 }

@@ -75,3 +75,24 @@ func TestWorkInPlaceIsExclusivePerRepository(t *testing.T) {
 		t.Fatalf("the second task did not run after the first: %+v", got)
 	}
 }
+
+func TestWorkInPlaceIsVerifiedInTheCheckout(t *testing.T) {
+	e := setupTasks(t, Options{})
+	repo := gitRepo(t)
+	pass := e.task(t, board.NewTask{Title: "pass", RepoPath: repo, WorkInPlace: true, VerifyCommand: "test -f hello.txt && pwd"})
+	if _, got := e.runTask(t, pass.ID, "!ok\n!write hello.txt hi"); got.Status != board.Done || got.Verification == nil ||
+		!got.Verification.Passed || !strings.Contains(got.Verification.OutputTail, "repo") {
+		t.Fatalf("%+v %+v", got, got.Verification)
+	}
+	fail := e.task(t, board.NewTask{Title: "fail", RepoPath: repo, WorkInPlace: true, VerifyCommand: "exit 3"})
+	_, got := e.runTask(t, fail.ID, "!ok")
+	if got.Status != board.InReview || got.Verification == nil || got.Verification.Passed || got.Verification.ExitCode != 3 {
+		t.Fatalf("%+v %+v", got, got.Verification)
+	}
+	if c := lastComment(t, e, fail.ID); !strings.Contains(c.Body, "your checkout") || !strings.Contains(c.Body, "exit 3") {
+		t.Fatalf("%+v", c)
+	}
+	if locks, _ := e.board.CheckoutLocks(context.Background()); len(locks) != 0 {
+		t.Fatalf("%+v", locks)
+	}
+}

@@ -74,6 +74,12 @@ func (m *Manager) Verify(ctx context.Context, w Worktree, command string, timeou
 		v.OutputTail = err.Error()
 		return v
 	}
+	return m.runVerify(ctx, w, v, timeout)
+}
+
+// runVerify runs v.Command in w.Path, once the caller has checked the folder.
+func (m *Manager) runVerify(ctx context.Context, w Worktree, v Verification, timeout time.Duration) Verification {
+	command := v.Command
 	if timeout <= 0 {
 		timeout = DefaultVerifyTimeout
 	}
