@@ -8,12 +8,12 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/board.test.mjs)
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { makeRepoIn } from './repos.mjs';
 
 requireBin();
 
@@ -35,20 +35,7 @@ after(async () => {
 });
 
 /** A git repository with one commit on main, in the scratch folder. */
-async function makeRepo(name) {
-  const dir = join(scratch, name);
-  const git = (...args) =>
-    execFileSync('git', ['-c', 'user.name=Clawboo E2E', '-c', 'user.email=e2e@clawboo.invalid', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      stdio: 'pipe',
-    });
-  await mkdir(dir, { recursive: true });
-  git('init', '-q', '-b', 'main');
-  await writeFile(join(dir, 'README.md'), '# test repository\n');
-  git('add', '.');
-  git('commit', '-q', '-m', 'initial commit');
-  return dir;
-}
+const makeRepo = (name) => makeRepoIn(scratch, name);
 
 /** The API, as the tests' own client (no Origin header: allowed). */
 async function apiPost(path, body) {

@@ -8,12 +8,12 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/linecomments.test.mjs)
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { makeRepoIn } from './repos.mjs';
 
 requireBin();
 
@@ -33,20 +33,8 @@ after(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-async function makeRepo(name) {
-  const dir = join(scratch, name);
-  const git = (...args) =>
-    execFileSync('git', ['-c', 'user.name=Clawboo E2E', '-c', 'user.email=e2e@clawboo.invalid', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      stdio: 'pipe',
-    });
-  await mkdir(dir, { recursive: true });
-  git('init', '-q', '-b', 'main');
-  await writeFile(join(dir, 'README.md'), '# test repository\n');
-  git('add', '.');
-  git('commit', '-q', '-m', 'initial commit');
-  return dir;
-}
+/** A git repository with one commit on main, in the scratch folder. */
+const makeRepo = (name) => makeRepoIn(scratch, name);
 
 async function api(method, path, body) {
   const init = { method, headers: { 'Content-Type': 'application/json' } };
