@@ -19,9 +19,8 @@ func (a *API) teamStream(w http.ResponseWriter, r *http.Request) {
 	if !a.teamsReady(w) {
 		return
 	}
-	id := r.PathValue("id")
-	if ok, err := a.opts.Teams.Exists(r.Context(), id); err != nil || !ok {
-		teamError(w, id, teams.ErrNotFound)
+	id, ok := a.teamID(w, r)
+	if !ok {
 		return
 	}
 	var last int64

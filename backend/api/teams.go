@@ -100,6 +100,39 @@ func (b teamBody) input() (teams.Input, error) {
 	return in, nil
 }
 
+// teamID is the {id} path value of a team that exists (404 otherwise).
+func (a *API) teamID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	if ok, err := a.opts.Teams.Exists(r.Context(), id); err != nil || !ok {
+		teamError(w, id, teams.ErrNotFound)
+		return "", false
+	}
+	return id, true
+}
+
+// decodeTeam reads a create or patch body, answering 400 itself.
+func decodeTeam(w http.ResponseWriter, r *http.Request) (teams.Input, bool) {
+	var body teamBody
+	if !decodeJSON(w, r, &body) {
+		return teams.Input{}, false
+	}
+	in, err := body.input()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return teams.Input{}, false
+	}
+	return in, true
+}
+
+// teamReply answers {team} with status, or the error for team id.
+func teamReply(w http.ResponseWriter, status int, id string, t teams.Team, err error) {
+	if err != nil {
+		teamError(w, id, err)
+		return
+	}
+	writeJSON(w, status, map[string]any{"team": t})
+}
+
 func (a *API) listTeams(w http.ResponseWriter, r *http.Request) {
 	if !a.teamsReady(w) {
 		return
@@ -116,21 +149,12 @@ func (a *API) createTeam(w http.ResponseWriter, r *http.Request) {
 	if !a.teamsReady(w) {
 		return
 	}
-	var body teamBody
-	if !decodeJSON(w, r, &body) {
-		return
-	}
-	in, err := body.input()
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "%v", err)
+	in, ok := decodeTeam(w, r)
+	if !ok {
 		return
 	}
 	t, err := a.opts.Teams.Create(r.Context(), in)
-	if err != nil {
-		teamError(w, "", err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"team": t})
+	teamReply(w, http.StatusCreated, "", t, err)
 }
 
 func (a *API) getTeam(w http.ResponseWriter, r *http.Request) {
@@ -139,11 +163,7 @@ func (a *API) getTeam(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	t, err := a.opts.Teams.Get(r.Context(), id)
-	if err != nil {
-		teamError(w, id, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"team": t})
+	teamReply(w, http.StatusOK, id, t, err)
 }
 
 func (a *API) patchTeam(w http.ResponseWriter, r *http.Request) {
@@ -151,21 +171,12 @@ func (a *API) patchTeam(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	var body teamBody
-	if !decodeJSON(w, r, &body) {
-		return
-	}
-	in, err := body.input()
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "%v", err)
+	in, ok := decodeTeam(w, r)
+	if !ok {
 		return
 	}
 	t, err := a.opts.Teams.Update(r.Context(), id, in)
-	if err != nil {
-		teamError(w, id, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"team": t})
+	teamReply(w, http.StatusOK, id, t, err)
 }
 
 func (a *API) deleteTeam(w http.ResponseWriter, r *http.Request) {
@@ -207,11 +218,7 @@ func (a *API) addTeamMember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := a.opts.Teams.AddMember(r.Context(), id, body.AgentID)
-	if err != nil {
-		teamError(w, id, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"team": t})
+	teamReply(w, http.StatusOK, id, t, err)
 }
 
 func (a *API) removeTeamMember(w http.ResponseWriter, r *http.Request) {
@@ -220,11 +227,7 @@ func (a *API) removeTeamMember(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	t, err := a.opts.Teams.RemoveMember(r.Context(), id, r.PathValue("agentId"))
-	if err != nil {
-		teamError(w, id, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"team": t})
+	teamReply(w, http.StatusOK, id, t, err)
 }
 
 // postView is a post as the API shows it: the author by name too.
@@ -272,9 +275,8 @@ func (a *API) teamPosts(w http.ResponseWriter, r *http.Request) {
 	if !a.teamsReady(w) {
 		return
 	}
-	id := r.PathValue("id")
-	if ok, err := a.opts.Teams.Exists(r.Context(), id); err != nil || !ok {
-		teamError(w, id, teams.ErrNotFound)
+	id, ok := a.teamID(w, r)
+	if !ok {
 		return
 	}
 	after, limit := int64(0), 200
@@ -353,9 +355,8 @@ func (a *API) stopTeam(w http.ResponseWriter, r *http.Request) {
 	if !a.teamsReady(w) {
 		return
 	}
-	id := r.PathValue("id")
-	if ok, err := a.opts.Teams.Exists(r.Context(), id); err != nil || !ok {
-		teamError(w, id, teams.ErrNotFound)
+	id, ok := a.teamID(w, r)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"stopped": a.opts.Orchestrator.Stop(r.Context(), id)})
@@ -365,9 +366,8 @@ func (a *API) stopTeamMember(w http.ResponseWriter, r *http.Request) {
 	if !a.teamsReady(w) {
 		return
 	}
-	id := r.PathValue("id")
-	if ok, err := a.opts.Teams.Exists(r.Context(), id); err != nil || !ok {
-		teamError(w, id, teams.ErrNotFound)
+	id, ok := a.teamID(w, r)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"stopped": a.opts.Orchestrator.StopMember(r.Context(), id, r.PathValue("agentId"))})
