@@ -398,8 +398,9 @@ func TestTeamPeerExchangeIsBounded(t *testing.T) {
 func TestTeamRoomNeverStoresAKey(t *testing.T) {
 	rg := newTeamRig(t)
 	const key = "sk-ant-api03-SENTINEL-team-4e9d1c7a2b"
-	rg.chat(t, "here is "+key+"\n!ok the key is "+key)
+	rg.chat(t, "here is "+key+"\n!delegate @Researcher kind=research use "+key+"\n!ok the key is "+key)
 	rg.waitPost(t, "of the reply", func(p wirePost) bool { return p.AuthorName == "Lead" })
+	rg.waitPost(t, "of the report-up", func(p wirePost) bool { return strings.HasPrefix(p.Body, "Report on ") })
 	for _, p := range rg.posts(t) {
 		if strings.Contains(p.Body, "SENTINEL") {
 			t.Fatalf("a post carries the key: %+v", p)
@@ -408,5 +409,9 @@ func TestTeamRoomNeverStoresAKey(t *testing.T) {
 	var n int
 	if err := rg.b.Store.Reader().QueryRow(`SELECT COUNT(*) FROM team_chat WHERE body LIKE '%SENTINEL%'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d stored posts carry the key (%v)", n, err)
+	}
+	// The delegated task (a board task, the member's prompt) is scrubbed too.
+	if err := rg.b.Store.Reader().QueryRow(`SELECT COUNT(*) FROM tasks WHERE description LIKE '%SENTINEL%' OR title LIKE '%SENTINEL%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d tasks carry the key (%v)", n, err)
 	}
 }

@@ -222,7 +222,7 @@ func (tc *teamChat) delegate(ctx context.Context, c Caller, a delegateArgs) *mcp
 		// The host acts on it and records it in the room itself, with the
 		// assignee resolved to a member (a refused one is not recorded as
 		// a delegation, only as the refusal).
-		out, err := h.Delegate(ctx, c.TeamID, c.AgentID, a.Assignee, redact.Secrets(task))
+		out, err := h.Delegate(ctx, c.TeamID, c.AgentID, a.Assignee, task)
 		if err != nil {
 			return toolcall.Error(err.Error())
 		}

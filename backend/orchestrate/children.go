@@ -17,22 +17,24 @@ import (
 
 // delegationRow is one row of the delegations table.
 type delegationRow struct {
-	id, teamID, leader, assignee, mission, taskID, status string
-	failures                                              int
-	outcome                                               string
+	id, teamID, assignee, mission, taskID, status string
+	failures                                      int
+	outcome                                       string
 }
 
 func (e *Engine) loadDelegation(ctx context.Context, id string) (delegationRow, error) {
-	var r delegationRow
-	var outcome sql.NullString
-	err := e.o.Store.Reader().QueryRowContext(ctx, `SELECT id, team_id, leader_id, assignee_id, mission_id, task_id, status, failures, outcome
-		FROM delegations WHERE id = ?`, id).Scan(&r.id, &r.teamID, &r.leader, &r.assignee, &r.mission, &r.taskID, &r.status, &r.failures, &outcome)
-	r.outcome = outcome.String
-	return r, err
+	rows, err := e.delegationsWhere(ctx, `id = ?`, id)
+	if err != nil {
+		return delegationRow{}, err
+	}
+	if len(rows) == 0 {
+		return delegationRow{}, sql.ErrNoRows
+	}
+	return rows[0], nil
 }
 
 func (e *Engine) delegationsWhere(ctx context.Context, where string, args ...any) ([]delegationRow, error) {
-	rows, err := e.o.Store.Reader().QueryContext(ctx, `SELECT id, team_id, leader_id, assignee_id, mission_id, task_id, status, failures,
+	rows, err := e.o.Store.Reader().QueryContext(ctx, `SELECT id, team_id, assignee_id, mission_id, task_id, status, failures,
 		COALESCE(outcome, '') FROM delegations WHERE `+where+` ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, err
@@ -41,7 +43,7 @@ func (e *Engine) delegationsWhere(ctx context.Context, where string, args ...any
 	var out []delegationRow
 	for rows.Next() {
 		var r delegationRow
-		if err := rows.Scan(&r.id, &r.teamID, &r.leader, &r.assignee, &r.mission, &r.taskID, &r.status, &r.failures, &r.outcome); err != nil {
+		if err := rows.Scan(&r.id, &r.teamID, &r.assignee, &r.mission, &r.taskID, &r.status, &r.failures, &r.outcome); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/teams"
 	"github.com/oklog/ulid/v2"
 )
@@ -69,7 +70,9 @@ func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegat
 	if m.AgentID == t.agentID {
 		return "", e.refuseDelegation(team.ID, fmt.Sprintf("@%s cannot delegate to itself", t.name))
 	}
-	task := strings.TrimSpace(d.Task)
+	// Scrubbed once here for every signal: the text becomes a board task, a
+	// post and a member's prompt.
+	task := redact.Secrets(strings.TrimSpace(d.Task))
 	if task == "" {
 		return "", e.refuseDelegation(team.ID, fmt.Sprintf("the delegation to @%s has no task", m.Name))
 	}
@@ -273,7 +276,7 @@ func (e *Engine) toGateway(ctx context.Context, t *turn, d executor.Delegation) 
 	if err != nil || m.Runtime != string(executor.OpenClaw) || m.AgentID == t.agentID {
 		return "", false, nil
 	}
-	task := strings.TrimSpace(d.Task)
+	task := redact.Secrets(strings.TrimSpace(d.Task))
 	if task == "" {
 		return "", true, e.refuseDelegation(team.ID, fmt.Sprintf("the delegation to @%s has no task", m.Name))
 	}

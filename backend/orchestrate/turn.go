@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/teams"
@@ -84,7 +85,7 @@ func (e *Engine) Chat(ctx context.Context, teamID, message, target string) (team
 			return p, live, nil
 		}
 	}
-	runID, err := e.startTurn(ctx, team, m, turnSpec{message: message, trigger: p.Seq, title: missionTitle(message)})
+	runID, err := e.startTurn(ctx, team, m, turnSpec{message: message, trigger: p.Seq, title: missionTitle(redact.Secrets(message))})
 	if err != nil {
 		e.system(team.ID, fmt.Sprintf("@%s did not take a turn: %s", m.Name, words(err)))
 		return p, "", err
