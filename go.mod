@@ -9,6 +9,7 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/godbus/dbus/v5 v5.2.2
 	github.com/mark3labs/mcp-go v1.2.1
+	github.com/netresearch/go-cron v0.9.1
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/wailsapp/wails/v2 v2.9.2

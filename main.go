@@ -23,6 +23,7 @@ import (
 	"github.com/clawboo/desktop/app"
 	"github.com/clawboo/desktop/backend"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/instance"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -114,6 +115,18 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
 	}
+	// One Clawboo per home (backend/instance): held before the database
+	// opens, freed after it is closed.
+	lock, err := instance.Acquire(cfg.Home, instance.Serve)
+	if err != nil {
+		var inUse *instance.InUseError
+		if errors.As(err, &inUse) {
+			err = fmt.Errorf("%w — stop it or use --home", err)
+		}
+		fmt.Fprintln(stderr, "clawboo:", err)
+		return 1
+	}
+	defer lock.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	b, err := backend.New(ctx, backend.Options{Config: cfg, UI: ui(), Log: log, Version: version})
@@ -126,6 +139,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		_ = b.Close(context.Background())
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
+	}
+	if err := lock.SetURL("http://" + ln.Addr().String()); err != nil {
+		log.Warn("cannot record this instance", "err", err)
 	}
 	fmt.Fprintf(stdout, "Clawboo is serving http://%s/ (home %s)\n", ln.Addr(), cfg.Home)
 	if err := b.Serve(ctx, ln, 10*time.Second); err != nil && !errors.Is(err, context.Canceled) {

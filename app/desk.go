@@ -22,7 +22,10 @@ type desk struct {
 	b      *backend.Backend
 	att    *attention
 	notify *dbusNotifier
-	tray   *tray
+	// routines notifies failed routine fires (nil without notifications).
+	routines *routineNotices
+	quotaTip *quotaTip // the tray tooltip's usage window
+	tray     *tray
 }
 
 // startDesk runs once the window exists (OnStartup: GTK is initialised and
@@ -52,6 +55,9 @@ func (s *shell) startDesk(b *backend.Backend, icon []byte) {
 	default:
 		d.tray, status = t, t.SetStatus
 		log.Info("tray shown")
+	}
+	if d.tray != nil && b.Quota != nil {
+		d.quotaTip = startQuotaTip(b.QuotaEvents(), b.Quota.Tightest, d.tray.SetQuota)
 	}
 	if b.Approvals == nil || b.Supervisor == nil {
 		log.Warn("no approvals queue: popups and notifications are off")
@@ -86,6 +92,9 @@ func (s *shell) startDesk(b *backend.Backend, icon []byte) {
 	})
 	d.att.o.Popups = newPopupUI(d.att.answer)
 	d.att.start(s.ctx)
+	if notify != nil && b.Routines != nil {
+		d.routines = startRoutineNotices(b.Routines.Events, notify)
+	}
 	s.desk.Store(d)
 }
 
@@ -98,6 +107,10 @@ func (d *desk) stopDesk() {
 	if d.att != nil {
 		d.att.close()
 	}
+	if d.routines != nil {
+		d.routines.close()
+	}
+	d.quotaTip.close()
 	if d.notify != nil {
 		d.notify.shutdown()
 	}

@@ -49,6 +49,11 @@ func Run(opts Options) error {
 	if err != nil {
 		return err
 	}
+	lock, err := takeHome(cfg.Home) // single.go: one instance per home
+	if lock == nil {
+		return err // nil: the one already open was asked to show its window
+	}
+	defer releaseHome(lock, log) // last, after the database is closed
 	b, err := backend.New(context.Background(), backend.Options{
 		Config: cfg, UI: opts.UI, Log: log, Version: opts.Version,
 	})
@@ -56,17 +61,21 @@ func Run(opts Options) error {
 		return err
 	}
 	sh := &shell{log: log, b: b, icon: opts.Icon, started: make(chan struct{}), ready: make(chan struct{}), finished: make(chan struct{})}
+	sh.restoreGeometry(cfg.Home)
 	srv, err := startServer(b, withE2E(b.Handler(), sh))
 	if err != nil {
 		return errors.Join(err, b.Close(context.Background()))
 	}
 	log.Info("Clawboo is serving", "url", srv.url, "home", cfg.Home)
+	sh.raiseOnRequest(lock, srv.url)
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go sh.quitOnSignal(sigs)
 
+	tuneWebKit() // webkit_linux.c: before Wails' GTK, on its thread
 	runErr := runWails(sh.options(opts, inProcess(srv.handler, srv.Base())))
+	sh.geom.flush()
 	signal.Stop(sigs)
 	close(sh.finished)
 	d := sh.desk.Load()
@@ -104,15 +113,19 @@ type shell struct {
 	icon     []byte
 	desk     atomic.Pointer[desk] // popups, notifications, tray; set by startup
 	quitting atomic.Bool          // a quit was asked for (tray, signal): closing must not hide
+
+	geom     *geometryKeeper // remembers where the window is (geometry.go)
+	saved    windowGeometry  // where it was last time
+	restored bool            // saved is real (not the first launch)
 }
 
 func (s *shell) options(opts Options, handler http.Handler) *options.App {
 	return &options.App{
 		Title:     "Clawboo",
-		Width:     1280,
-		Height:    800,
-		MinWidth:  720,
-		MinHeight: 480,
+		Width:     s.saved.Width,
+		Height:    s.saved.Height,
+		MinWidth:  windowMinWidth,
+		MinHeight: windowMinHeight,
 		// The page, not the bindings, is the app: it talks HTTP to /api
 		// through the asset server, exactly as it does in a browser.
 		AssetServer: &assetserver.Options{Handler: handler},
@@ -133,6 +146,7 @@ func (s *shell) options(opts Options, handler http.Handler) *options.App {
 
 func (s *shell) startup(ctx context.Context) {
 	s.ctx = ctx
+	startWindow(s.geom, s.saved, s.restored, func(js string) { runtime.WindowExecJS(ctx, js) })
 	s.startDesk(s.b, s.icon)
 	close(s.started)
 }
@@ -143,7 +157,7 @@ func (s *shell) startup(ctx context.Context) {
 // flag (platform.md §4.2).
 func (s *shell) domReady(context.Context) {
 	fixSignals()
-	s.readyOnce.Do(func() { close(s.ready) })
+	s.readyOnce.Do(func() { close(s.ready); settleMemory() })
 	fmt.Fprintln(os.Stderr, ReadyMarker)
 }
 

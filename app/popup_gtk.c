@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "popup_gtk.h"
+#include "window_gtk.h"
 
 extern void clawbooPopupAnswered(guint id, gint response);
 
@@ -47,8 +48,18 @@ static gboolean show_popup(gpointer data) {
 	gtk_dialog_add_button(GTK_DIALOG(d), "_Deny", GTK_RESPONSE_REJECT);
 	gtk_dialog_add_button(GTK_DIALOG(d), "_Allow", GTK_RESPONSE_ACCEPT);
 	gtk_dialog_set_default_response(GTK_DIALOG(d), GTK_RESPONSE_REJECT);
+	// The main window's transient (a window manager keeps it above its
+	// parent and centres it there) and kept above, so raising the main
+	// window never buries a question. A hidden main window (in the tray)
+	// is no parent: the popup then stands alone, centred on the screen.
+	GtkWindow *parent = clawboo_main_window();
+	if (parent != NULL && gtk_widget_get_visible(GTK_WIDGET(parent))) {
+		gtk_window_set_transient_for(GTK_WINDOW(d), parent);
+		gtk_window_set_position(GTK_WINDOW(d), GTK_WIN_POS_CENTER_ON_PARENT);
+	} else {
+		gtk_window_set_position(GTK_WINDOW(d), GTK_WIN_POS_CENTER);
+	}
 	gtk_window_set_keep_above(GTK_WINDOW(d), TRUE);
-	gtk_window_set_position(GTK_WINDOW(d), GTK_WIN_POS_CENTER);
 	g_signal_connect(d, "response", G_CALLBACK(on_response), GUINT_TO_POINTER(r->id));
 	current_dialog = d;
 	current_id = r->id;

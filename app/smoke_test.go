@@ -43,12 +43,17 @@ func TestDesktopSmoke(t *testing.T) {
 		}
 	}
 	bin := desktopBinary(t)
+	ensureWM(t) // openbox, unless a window manager runs already (smokewm_test.go)
 
 	t.Run("no display", func(t *testing.T) { testNoDisplay(t, bin) })
 	t.Run("serve", func(t *testing.T) { testServe(t, bin) })
 	t.Run("window", func(t *testing.T) { testWindow(t, bin) })
 	t.Run("approvals", func(t *testing.T) { testApprovals(t, bin) })
 	t.Run("tray", func(t *testing.T) { testTray(t, bin) })
+	t.Run("single instance", func(t *testing.T) { testSingleInstance(t, bin) })
+	t.Run("wm close", func(t *testing.T) { testWMClose(t, bin) })
+	t.Run("wm geometry", func(t *testing.T) { testGeometry(t, bin) })
+	t.Run("edit keys", func(t *testing.T) { testEditKeys(t, bin) })
 }
 
 // desktopBinary builds the desktop app with the e2e hook into a temp dir.

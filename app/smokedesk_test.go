@@ -181,6 +181,7 @@ func testApprovals(t *testing.T, bin string) {
 		t.Fatalf("no notification for the request: %+v", notes.shown)
 	}
 	win = strings.Fields(win)[0]
+	checkPopupAbove(t, win) // under the window manager (smokewm_test.go)
 	if dir := os.Getenv("CLAWBOO_SMOKE_ARTIFACTS"); dir != "" {
 		_ = os.MkdirAll(dir, 0o755)
 		if out, err := run(20*time.Second, "/usr/bin/import", "-window", win, filepath.Join(dir, "approval-popup.png")); err != nil {

@@ -43,6 +43,7 @@ type tray struct {
 	approvals *systray.MenuItem
 	pause     *systray.MenuItem
 	status    [3]int
+	quota     string // the tightest usage window in words ("" when none)
 }
 
 // trayIconSize is the edge of the icon sent over D-Bus (hosts scale it).
@@ -110,6 +111,25 @@ func (t *tray) Hosted() bool {
 	return err == nil && has
 }
 
+// SetQuota shows the tightest usage window under the counts ("" hides it).
+func (t *tray) SetQuota(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.quota = line
+	if t.ready {
+		t.setTooltip()
+	}
+}
+
+// setTooltip writes the counts and the tightest window (t.mu held).
+func (t *tray) setTooltip() {
+	tip := fmt.Sprintf("Clawboo: %s waiting, %s running", plural(t.status[0], "approval"), plural(t.status[1], "task"))
+	if t.quota != "" {
+		tip += "\n" + t.quota
+	}
+	systray.SetTooltip(tip)
+}
+
 // SetStatus shows the counts in the tooltip and the menu.
 func (t *tray) SetStatus(pendingApprovals, runningTasks, liveRuns int) {
 	t.mu.Lock()
@@ -118,8 +138,7 @@ func (t *tray) SetStatus(pendingApprovals, runningTasks, liveRuns int) {
 		return
 	}
 	t.status = [3]int{pendingApprovals, runningTasks, liveRuns}
-	tip := fmt.Sprintf("Clawboo: %s waiting, %s running", plural(pendingApprovals, "approval"), plural(runningTasks, "task"))
-	systray.SetTooltip(tip)
+	t.setTooltip()
 	if pendingApprovals > 0 {
 		systray.SetTitle(fmt.Sprintf("Clawboo (%d)", pendingApprovals))
 	} else {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/agents"
@@ -36,6 +37,8 @@ import (
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/proc"
+	"github.com/clawboo/desktop/backend/quota"
+	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -55,6 +58,9 @@ type Options struct {
 	// own.
 	Getenv  func(string) string
 	Environ func() []string
+	// QuotaClock is the quota ledger's clock (nil: time.Now): tests step it
+	// past a window's reset.
+	QuotaClock func() time.Time
 }
 
 // Backend is a running Clawboo backend.
@@ -81,6 +87,15 @@ type Backend struct {
 	// Teams and Orchestrator make agents a team (docs/teams.md).
 	Teams        *teams.Service
 	Orchestrator *orchestrate.Engine
+	// Routines fires agents' schedules (docs/routines.md);
+	// routineWatchdog bounds an OpenClaw fire (ns; from the config, read at
+	// each fire).
+	Routines        *routines.Service
+	routineWatchdog atomic.Int64
+	// Quota is the quota ledger and governor (docs/quota.md).
+	Quota       *quota.Service
+	quotaEvents *bus.Broker[quota.Event]
+	stopQuota   context.CancelFunc
 
 	resolver     *proc.Resolver
 	watcher      *proc.Watcher
@@ -136,9 +151,15 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, fmt.Errorf("read the Ollama setting: %w", err)
 	}
 	b.openWork(opts)
+	if err := b.openQuota(ctx, opts.QuotaClock); err != nil {
+		b.closeWork()
+		st.Close()
+		return nil, fmt.Errorf("open the quota ledger: %w", err)
+	}
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
-		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic,
+		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic, TaskSecrets: b.taskSecrets,
+		Quota: quotaGate{b: b},
 	})
 	if err != nil {
 		b.closeWork()
@@ -175,12 +196,17 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("start teams: %w", err)
 	}
+	b.openRoutines()
 	b.API = api.New(api.Options{
 		Agents: b.Agents, Teams: b.Teams, Orchestrator: b.Orchestrator, TeamProbes: b.teamProbes(),
 		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Log: log.With("part", "api"), Version: opts.Version,
+		Routines: b.Routines, GatewayCron: b.gatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
+		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, Log: log.With("part", "api"), Version: opts.Version,
+		Autostart: config.Autostart{Getenv: opts.Getenv},
 	})
+	b.Routines.Start()
+	b.startQuota()
 	return b, nil
 }
 
@@ -253,6 +279,12 @@ func (b *Backend) Close(ctx context.Context) error {
 	var err error
 	if b.Orchestrator != nil {
 		b.Orchestrator.Shutdown() // no new turns or delegations while runs stop
+	}
+	if b.Routines != nil {
+		b.Routines.Close() // no new fires; a fire cut short is recorded interrupted
+	}
+	if b.stopQuota != nil {
+		b.stopQuota() // no deferred work is started again while runs stop
 	}
 	if b.Supervisor != nil {
 		err = b.Supervisor.Close(ctx)

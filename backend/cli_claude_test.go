@@ -42,6 +42,32 @@ type claudeRig struct {
 
 func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 	t.Helper()
+	rg := newClaudeRigWith(t, ctx, nil)
+	if err := rg.b.Vault.Set(ctx, claudeKeyName, claudeTestKey); err != nil {
+		t.Fatal(err)
+	}
+	return rg
+}
+
+// newClaudeLoginRig is a claude rig whose user is signed in to claude.ai
+// (the credentials file /login writes) with no key in the vault.
+func newClaudeLoginRig(t *testing.T, ctx context.Context) *claudeRig {
+	t.Helper()
+	return newClaudeRigWith(t, ctx, func(user string) {
+		dir := filepath.Join(user, ".claude")
+		cred := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"sk-ant-ort01-SENTINEL-refresh","expiresAt":%d,"scopes":["user:inference","user:profile"],"subscriptionType":"max"}}`,
+			claudeLoginToken, time.Now().Add(24*time.Hour).UnixMilli())
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".credentials.json"), []byte(cred), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func newClaudeRigWith(t *testing.T, ctx context.Context, prep func(user string)) *claudeRig {
+	t.Helper()
 	bin := testCLIBin(t, "claude")
 	fake := fakeanthropic.New()
 	fsrv := httptest.NewServer(fake)
@@ -57,6 +83,9 @@ func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 	environ := []string{"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"),
 		"ANTHROPIC_BASE_URL=" + fsrv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
 		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_MAX_RETRIES=0"}
+	if prep != nil {
+		prep(user)
+	}
 	logs := &syncBuffer{}
 	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -74,9 +103,6 @@ func newClaudeRig(t *testing.T, ctx context.Context) *claudeRig {
 			t.Errorf("claude children not reaped: %v", err)
 		}
 	})
-	if err := b.Vault.Set(ctx, claudeKeyName, claudeTestKey); err != nil {
-		t.Fatal(err)
-	}
 	return &claudeRig{b: b, h: b.Handler(), home: home, getenv: getenv, logs: logs, fake: fake}
 }
 

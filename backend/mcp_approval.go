@@ -22,7 +22,7 @@ func (a *mcpApprovals) Ask(ctx context.Context, r toolbroker.ApprovalRequest) (t
 	}
 	res, err := a.q.Ask(ctx, approval.Request{
 		Kind: approval.KindTool, Title: r.Title, Tool: r.Tool, Args: r.Args, Risk: string(r.Risk),
-		AgentID: r.AgentID, TeamID: r.TeamID, Reason: r.Reason,
+		AgentID: r.AgentID, TeamID: r.TeamID, RunID: r.RunID, Reason: r.Reason,
 	}, r.TTL)
 	if err != nil {
 		return toolbroker.ApprovalAnswer{}, err

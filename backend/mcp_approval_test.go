@@ -59,7 +59,9 @@ func TestToolApprovalEndToEnd(t *testing.T) {
 		out, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, out
 	}
-	s, err := b.MCP.Session(context.Background(), mcp.Tools, mcp.Binding{TeamID: "team-a", AgentID: "alice"})
+	// A run's session (as a native run opens it) names its run, and the
+	// approval on the API names it too: one run shows the card.
+	s, err := b.MCP.Session(context.Background(), mcp.Tools, mcp.Binding{TeamID: "team-a", AgentID: "alice", RunID: "01RUNOFALICE"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestToolApprovalEndToEnd(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		p := pending[0]
-		if p.Kind != approval.KindTool || p.Tool != "delete_path" || p.AgentID != "alice" || p.TeamID != "team-a" ||
+		if p.Kind != approval.KindTool || p.Tool != "delete_path" || p.AgentID != "alice" || p.TeamID != "team-a" || p.RunID != "01RUNOFALICE" ||
 			p.Reason != "stale output" || p.Risk != "high" || !strings.Contains(p.Title, "Delete") {
 			t.Fatalf("%+v", p)
 		}

@@ -61,20 +61,20 @@ func (m mcpBoard) record(t board.Task, err error) (mcp.TaskRecord, error) {
 	return taskRecord(t), nil
 }
 
-func (m mcpBoard) List(ctx context.Context, f mcp.TaskFilter) ([]mcp.TaskRecord, error) {
-	bf := board.Filter{TeamID: f.TeamID, Ready: f.Ready}
+func (m mcpBoard) List(ctx context.Context, f mcp.TaskFilter) ([]mcp.TaskRecord, string, error) {
+	bf := board.Filter{TeamID: f.TeamID, Ready: f.Ready, Limit: f.Limit, Cursor: f.Cursor}
 	for _, s := range f.Statuses {
 		bf.Statuses = append(bf.Statuses, board.Status(s))
 	}
-	ts, err := m.b.List(ctx, bf)
+	page, err := m.b.Page(ctx, bf)
 	if err != nil {
-		return nil, boardErr(err)
+		return nil, "", boardErr(err)
 	}
-	out := make([]mcp.TaskRecord, len(ts))
-	for i, t := range ts {
+	out := make([]mcp.TaskRecord, len(page.Tasks))
+	for i, t := range page.Tasks {
 		out[i] = taskRecord(t)
 	}
-	return out, nil
+	return out, page.NextCursor, nil
 }
 
 func (m mcpBoard) Get(ctx context.Context, id string) (mcp.TaskRecord, error) {

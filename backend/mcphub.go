@@ -67,7 +67,7 @@ func (b *Backend) runAttach(ctx context.Context, req executor.StartRequest) (a m
 	base := b.BaseURL()
 	// A team leader's turn (the host gave it a Delegate) is signed
 	// delegate=1, so its team_delegate tool exists; no other run's is.
-	bind := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, Delegate: req.Delegate != nil && req.TeamID != ""}
+	bind := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, Delegate: req.Delegate != nil && req.TeamID != "", RunID: string(req.RunID)}
 	if b.MCP == nil || base == "" || !bind.Bound() {
 		return mcp.Attach{}, false, nil
 	}

@@ -2,11 +2,16 @@ package backend
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/worktree"
 )
 
@@ -28,7 +33,8 @@ func (b *Backend) openWork(opts Options) {
 	b.budgetEvents = bus.New[budget.Event](0)
 	b.Board = board.New(board.Options{Store: b.Store, Events: b.boardEvents, Log: b.log.With("part", "board")})
 	b.Budget = budget.New(budget.Options{Store: b.Store, Events: b.budgetEvents, Log: b.log.With("part", "budget")})
-	// Setup, verify and teardown see the task's leased ports.
+	// Setup, verify and teardown see the task's leased ports and the
+	// vault secrets it names.
 	taskEnv := func(taskID string) map[string]string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -36,7 +42,20 @@ func (b *Backend) openWork(opts Options) {
 		if err != nil {
 			b.log.Warn("task ports unreadable", "task", taskID, "err", err)
 		}
-		return board.PortEnv(ports)
+		env := board.PortEnv(ports)
+		if t, err := b.Board.Get(ctx, taskID); err == nil && len(t.Secrets) > 0 {
+			vals, err := b.taskSecrets(ctx, t.Secrets)
+			if err != nil {
+				b.log.Warn("task secrets unreadable; its script runs without them", "task", taskID, "err", err)
+			}
+			if env == nil {
+				env = map[string]string{}
+			}
+			for k, v := range vals {
+				env[k] = v
+			}
+		}
+		return env
 	}
 	wm, err := worktree.New(worktree.Options{Home: b.Config.Home, Environ: opts.Environ, TaskEnv: taskEnv, Log: b.log.With("part", "worktree")})
 	if err != nil {
@@ -127,6 +146,9 @@ func (b *Backend) janitor(ctx context.Context) {
 
 // closeWork stops the background loops and the board's claim writer.
 func (b *Backend) closeWork() {
+	if b.stopQuota != nil {
+		b.stopQuota() // its timer is one of the loops waited for below
+	}
 	if b.stopLoops != nil {
 		b.stopLoops()
 		b.loops.Wait()
@@ -139,4 +161,26 @@ func (b *Backend) closeWork() {
 		b.boardEvents.Close()
 		b.budgetEvents.Close()
 	}
+}
+
+// taskSecrets reads the vault secrets a task names (for its runtime and
+// its setup, verify and teardown): every one must be stored and may not
+// take a name the host owns or a provider key's; the error names the
+// first that fails, never a value.
+func (b *Backend) taskSecrets(ctx context.Context, names []string) (map[string]string, error) {
+	if b.Vault == nil {
+		return nil, errors.New("no vault is open")
+	}
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		if proc.HostOwned(n) || slices.Contains(config.ProviderEnvVars(), n) {
+			return nil, fmt.Errorf("%s may not be a task secret's name", n)
+		}
+		v, ok := b.Vault.TaskSecret(ctx, n)
+		if !ok {
+			return nil, fmt.Errorf("%s is not in the vault (add it in Settings → Secrets)", n)
+		}
+		out[n] = v
+	}
+	return out, nil
 }

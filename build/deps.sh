@@ -5,7 +5,8 @@
 #   build/deps.sh serve    nothing beyond Go (the headless server is pure Go)
 #   build/deps.sh desktop  GTK and WebKitGTK 4.1 headers to build the window
 #   build/deps.sh test     the above plus Xvfb, D-Bus, xdotool, ImageMagick, a tray host,
-#                          gnome-keyring and Chromium for the UI tests
+#                          gnome-keyring and Chromium for the UI tests, and the AppStream
+#                          and desktop-entry validators for the package test
 #
 # It installs with apt-get as root, or through passwordless sudo; otherwise
 # it prints the exact command and fails. It also checks Go and Node.
@@ -14,6 +15,7 @@ set -euo pipefail
 what=${1:-desktop}
 desktop_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 test_pkgs=(xvfb xauth dbus-x11 xdotool imagemagick gnome-keyring libsecret-tools chromium haskell-gtk-sni-tray-utils)
+test_pkgs+=(appstream desktop-file-utils)  # make test-package validates the metainfo and the desktop entry
 
 need_go="1.26"
 need_node="20"
@@ -30,6 +32,10 @@ if [ "$what" != serve ]; then
   nodev=$(node -p 'process.versions.node.split(".")[0]')
   [ "$nodev" -ge "$need_node" ] || fail "Node.js $need_node+ is required (found $(node --version))"
 fi
+
+# The desktop smoke test runs under a real window manager (openbox) and
+# drives it with xprop, xwininfo (x11-utils) and wmctrl.
+test_pkgs+=(openbox wmctrl x11-utils)
 
 pkgs=()
 case "$what" in

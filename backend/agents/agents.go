@@ -116,6 +116,9 @@ type Agent struct {
 	// stored one, or the default when none is stored or it is corrupt.
 	Config    *native.AgentConfig `json:"config"`
 	BudgetUSD *float64            `json:"budgetUsd"`
+	// FallbackRuntime is where the governor routes this agent's work when
+	// its own runtime's usage window is spent (null: it waits instead).
+	FallbackRuntime *string `json:"fallbackRuntime"`
 	// ProviderReady says a run of this agent can route now (seed 004).
 	ProviderReady bool `json:"providerReady"`
 	// Warnings flag a config that loads but will not route as written,
@@ -131,13 +134,14 @@ type row struct {
 	config                             sql.NullString
 	budget                             sql.NullFloat64
 	createdAt, updatedAt               int64
+	fallback                           string
 }
 
-const columns = `id, name, runtime, provider, model, config, budget_usd, created_at, updated_at`
+const columns = `id, name, runtime, provider, model, config, budget_usd, created_at, updated_at, fallback_runtime`
 
 func scanRow(sc interface{ Scan(...any) error }) (row, error) {
 	var r row
-	err := sc.Scan(&r.id, &r.name, &r.runtime, &r.provider, &r.model, &r.config, &r.budget, &r.createdAt, &r.updatedAt)
+	err := sc.Scan(&r.id, &r.name, &r.runtime, &r.provider, &r.model, &r.config, &r.budget, &r.createdAt, &r.updatedAt, &r.fallback)
 	return r, err
 }
 
@@ -187,6 +191,10 @@ func (s *Service) view(r row) Agent {
 	if r.budget.Valid {
 		b := r.budget.Float64
 		a.BudgetUSD = &b
+	}
+	if r.fallback != "" {
+		f := r.fallback
+		a.FallbackRuntime = &f
 	}
 	if r.runtime == Native {
 		c, err := configOf(r)

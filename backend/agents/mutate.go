@@ -55,6 +55,8 @@ type Input struct {
 	Model     *string           `json:"model"`
 	Config    json.RawMessage   `json:"config"`
 	BudgetUSD Optional[float64] `json:"budgetUsd"`
+	// FallbackRuntime (null or "": none) must differ from the agent's own.
+	FallbackRuntime Optional[string] `json:"fallbackRuntime"`
 }
 
 func cleanName(n string) (string, error) {
@@ -104,6 +106,9 @@ func (s *Service) Create(ctx context.Context, in Input) (Agent, error) {
 		return Agent{}, invalid("unknown runtime '%s'", rt)
 	}
 	r := row{id: newID(name), name: name, runtime: rt}
+	if err := s.fallbackField(&r, in); err != nil {
+		return Agent{}, err
+	}
 	var budgetUSD *float64
 	if rt == Native {
 		base := native.DefaultConfig()
@@ -136,8 +141,8 @@ func (s *Service) Create(ctx context.Context, in Input) (Agent, error) {
 	}
 	now := s.opts.Now().UnixMilli()
 	r.createdAt, r.updatedAt = now, now
-	_, err = s.opts.Store.Write().ExecContext(ctx, `INSERT INTO agents(`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.id, r.name, r.runtime, r.provider, r.model, r.config, r.budget, r.createdAt, r.updatedAt)
+	_, err = s.opts.Store.Write().ExecContext(ctx, `INSERT INTO agents(`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.id, r.name, r.runtime, r.provider, r.model, r.config, r.budget, r.createdAt, r.updatedAt, r.fallback)
 	if err != nil {
 		return Agent{}, fmt.Errorf("insert agent: %w", err)
 	}
@@ -164,6 +169,9 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Agent, error
 		if r.name, err = cleanName(*in.Name); err != nil {
 			return Agent{}, err
 		}
+	}
+	if err := s.fallbackField(&r, in); err != nil {
+		return Agent{}, err
 	}
 	oldBudget := r.budget
 	var budgetUSD *float64
@@ -207,8 +215,8 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Agent, error
 	}
 	r.updatedAt = max(s.opts.Now().UnixMilli(), r.updatedAt)
 	res, err := s.opts.Store.Write().ExecContext(ctx,
-		`UPDATE agents SET name = ?, provider = ?, model = ?, config = ?, budget_usd = ?, updated_at = ? WHERE id = ?`,
-		r.name, r.provider, r.model, r.config, r.budget, r.updatedAt, r.id)
+		`UPDATE agents SET name = ?, provider = ?, model = ?, config = ?, budget_usd = ?, updated_at = ?, fallback_runtime = ? WHERE id = ?`,
+		r.name, r.provider, r.model, r.config, r.budget, r.updatedAt, r.fallback, r.id)
 	if err != nil {
 		return Agent{}, fmt.Errorf("update agent: %w", err)
 	}
@@ -221,6 +229,25 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Agent, error
 		}
 	}
 	return s.Get(ctx, r.id)
+}
+
+// fallbackField sets the fallback runtime of a create or patch.
+func (s *Service) fallbackField(r *row, in Input) error {
+	if !in.FallbackRuntime.Set {
+		return nil
+	}
+	fb := ""
+	if in.FallbackRuntime.Value != nil {
+		fb = strings.TrimSpace(*in.FallbackRuntime.Value)
+	}
+	if fb != "" && (!runtimePattern().MatchString(fb) || (s.opts.KnownRuntime != nil && !s.opts.KnownRuntime(fb))) {
+		return invalid("unknown fallback runtime '%s'", fb)
+	}
+	if fb != "" && fb == r.runtime {
+		return invalid("the fallback runtime must differ from the agent's own (%s)", r.runtime)
+	}
+	r.fallback = fb
+	return nil
 }
 
 // plainFields sets provider and model of a non-native agent.

@@ -35,8 +35,11 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/orchestrate"
+	"github.com/clawboo/desktop/backend/quota"
+	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -79,6 +82,19 @@ type Options struct {
 	Teams        *teams.Service
 	Orchestrator *orchestrate.Engine
 	TeamProbes   orchestrate.Probes
+	// Routines keeps and fires schedules (nil: 503); GatewayCron lists the
+	// OpenClaw Gateway's own cron jobs beside them (nil: not set up).
+	Routines    *routines.Service
+	GatewayCron GatewayCron
+	// Quota is the quota ledger and governor (nil: 503); QuotaEvents
+	// feeds the "quota" events of /api/events.
+	Quota       *quota.Service
+	QuotaEvents *bus.Broker[quota.Event]
+	// Secrets holds the user's named task secrets (nil: 503).
+	Secrets TaskSecrets
+	// Autostart is "start at login" (its zero value: the process's own
+	// environment, OS and binary).
+	Autostart config.Autostart
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
 	UI      fs.FS
@@ -179,7 +195,11 @@ func (a *API) routes() {
 	a.mergeRoutes()
 	a.portRoutes()
 	a.diskRoutes()
+	a.secretRoutes()
+	a.scheduleRoutes()
+	a.quotaRoutes()
 	a.radarRoutes()
+	a.autostartRoutes()
 	if a.opts.MCP != nil {
 		a.mux.Handle("/mcp/", a.opts.MCP)
 	}

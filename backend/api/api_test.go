@@ -87,7 +87,7 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 		OnChange: func() { changed.Publish(struct{}{}) }, HealthTimeout: 2 * time.Second,
 	})
 	opts := Options{Store: st, Supervisor: sup, Catalog: cat, RuntimesChanged: changed, Version: "test",
-		Board: bd, BoardEvents: boardEvents, Worktrees: wm, Budget: led, BudgetEvents: budgetEvents}
+		Board: bd, BoardEvents: boardEvents, Worktrees: wm, Budget: led, BudgetEvents: budgetEvents, Secrets: v}
 	if ui != nil {
 		opts.UI = ui
 	}

@@ -23,12 +23,46 @@ func (a *API) listApprovals(w http.ResponseWriter, r *http.Request) {
 	if !a.approvalsReady(w) {
 		return
 	}
+	q := r.URL.Query()
+	switch q.Get("status") {
+	case "", "pending":
+	case "answered":
+		a.answeredApprovals(w, r)
+		return
+	default:
+		writeError(w, http.StatusBadRequest, `status must be "pending" or "answered"`)
+		return
+	}
 	ps, err := a.opts.Approvals.Pending(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"approvals": ps})
+}
+
+// answeredApprovals is GET /api/approvals?status=answered[&limit=n][&before=id]:
+// the history, newest answer first, each with its answer (status), where it
+// was given (resolvedBy: page, popup, tray, api; an expiry has none) and its
+// note; nextCursor pages on.
+func (a *API) answeredApprovals(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, ok := pageLimit(w, q)
+	if !ok {
+		return
+	}
+	rs, err := a.opts.Approvals.Answered(r.Context(), q.Get("before"), limit+1)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	var next *string
+	if len(rs) > limit {
+		rs = rs[:limit]
+		c := rs[limit-1].ID
+		next = &c
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": rs, "nextCursor": next})
 }
 
 func (a *API) getApproval(w http.ResponseWriter, r *http.Request) {

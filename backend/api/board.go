@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -50,6 +52,8 @@ type createTaskBody struct {
 	WorkInPlace bool `json:"workInPlace"`
 	// Critic is auto (default: review a risky change), on or off.
 	Critic string `json:"critic"`
+	// Secrets names the vault secrets the task receives (names only).
+	Secrets []string `json:"secrets"`
 	// AssigneeAgentID names the agent meant to work it (its runtime comes
 	// with it); the team must be a real team.
 	AssigneeAgentID string `json:"assigneeAgentId"`
@@ -69,7 +73,10 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 	n := board.NewTask{
 		Title: b.Title, Description: b.Description, Status: board.Status(b.Status), Priority: b.Priority, TeamID: b.TeamID,
 		ParentID: b.ParentTaskID, RepoPath: b.RepoPath, BaseRef: b.BaseRef, Kind: board.Kind(b.Kind), VerifyCommand: b.VerifyCommand,
-		WorkInPlace: b.WorkInPlace, Critic: b.Critic,
+		WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets,
+	}
+	if !a.checkTaskSecrets(w, b.Secrets) {
+		return
 	}
 	if b.AssigneeAgentID != "" && a.opts.Agents != nil {
 		ag, err := a.opts.Agents.Get(r.Context(), b.AssigneeAgentID)
@@ -87,9 +94,15 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, map[string]any{"task": t})
 }
 
+// listTasks answers one page of the board: {tasks, nextCursor, counts}.
+// limit (default 500, at most 2000) and cursor (a previous nextCursor) page
+// it; counts are per status over the whole filter, so a column can say how
+// many it holds beyond the page. order=recent lists newest change first
+// (finished work); q searches titles (or names an id).
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := board.Filter{TeamID: q.Get("teamId"), ParentID: q.Get("parentId"), Ready: q.Get("ready") == "true"}
+	f := board.Filter{TeamID: q.Get("teamId"), ParentID: q.Get("parentId"), Ready: q.Get("ready") == "true",
+		AgentID: q.Get("agentId"), Runtime: q.Get("runtime"), Query: truncate(q.Get("q"), 200), Cursor: q.Get("cursor")}
 	for _, s := range strings.Split(q.Get("status"), ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -100,12 +113,28 @@ func (a *API) listTasks(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Statuses = append(f.Statuses, board.Status(s))
 	}
-	ts, err := a.opts.Board.List(r.Context(), f)
+	switch q.Get("order") {
+	case "", "priority":
+	case "recent":
+		f.Recent = true
+	default:
+		writeError(w, http.StatusBadRequest, "unknown order %q (priority or recent)", truncate(q.Get("order"), 32))
+		return
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > board.MaxPage {
+			writeError(w, http.StatusBadRequest, "limit must be 1 to %d", board.MaxPage)
+			return
+		}
+		f.Limit = n
+	}
+	page, err := a.opts.Board.Page(r.Context(), f)
 	if err != nil {
 		boardError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tasks": ts})
+	writeJSON(w, http.StatusOK, page)
 }
 
 func (a *API) getTask(w http.ResponseWriter, r *http.Request) {
@@ -120,14 +149,15 @@ func (a *API) getTask(w http.ResponseWriter, r *http.Request) {
 		boardError(w, err)
 		return
 	}
-	runs, err := a.opts.Store.TaskRuns(ctx, id, 50)
+	// The task's own runs and its critic's reviews, each with its role.
+	runs, err := a.opts.Store.TaskRunsWithReviews(ctx, id, 50)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	for i := range runs {
 		if live, ok := a.opts.Supervisor.Live(runs[i].ID); ok {
-			runs[i] = live
+			runs[i].Run = live
 		}
 	}
 	var wt *board.Worktree
@@ -152,6 +182,7 @@ type patchTaskBody struct {
 	VerifyCommand *string         `json:"verifyCommand"`
 	WorkInPlace   *bool           `json:"workInPlace"`
 	Critic        *string         `json:"critic"`
+	Secrets       *[]string       `json:"secrets"`
 	HumanOverride *board.Override `json:"humanOverride"`
 }
 
@@ -162,7 +193,10 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := board.Patch{Title: b.Title, Description: b.Description, Priority: b.Priority, RepoPath: b.RepoPath,
-		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Override: b.HumanOverride}
+		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets, Override: b.HumanOverride}
+	if b.Secrets != nil && !a.checkTaskSecrets(w, *b.Secrets) {
+		return
+	}
 	if b.Status != nil {
 		s := board.Status(*b.Status)
 		p.Status = &s
@@ -266,6 +300,15 @@ func (a *API) taskDiff(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "worktrees are not available: %v", err)
 		return
 	}
+	if rec.Status == "archived" {
+		// The worktree and its branch are gone: a run that changed nothing
+		// (the supervisor removes both) or a merge. Nothing is left to diff.
+		merged := a.mergedTask(ctx, id)
+		writeJSON(w, http.StatusOK, map[string]any{"taskId": id, "branch": "", "baseCommit": rec.BaseCommit,
+			"changed": false, "files": 0, "insertions": 0, "deletions": 0, "diff": "", "paths": []string{},
+			"removed": true, "merged": merged})
+		return
+	}
 	out, err := a.opts.Worktrees.Diff(ctx, toWorktree(rec))
 	if err != nil {
 		writeError(w, http.StatusConflict, "cannot read the diff: %v", err)
@@ -274,6 +317,21 @@ func (a *API) taskDiff(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"taskId": id, "branch": rec.Branch, "baseCommit": rec.BaseCommit,
 		"changed": out.Changed, "files": out.Files, "insertions": out.Insertions, "deletions": out.Deletions, "diff": out.Diff,
 		"paths": worktree.DiffPaths(out.Diff)})
+}
+
+// mergedTask reports a task whose branch was merged from the drawer (the
+// merge leaves a system comment saying so, see merge.go).
+func (a *API) mergedTask(ctx context.Context, id string) bool {
+	cs, err := a.opts.Board.Comments(ctx, id)
+	if err != nil {
+		return false
+	}
+	for _, c := range cs {
+		if c.AuthorType == "system" && strings.HasPrefix(c.Body, mergedNote) {
+			return true
+		}
+	}
+	return false
 }
 
 func toWorktree(rec board.Worktree) worktree.Worktree {

@@ -54,3 +54,32 @@ func TestWorktreeBudgetSettingAndTheJanitorReport(t *testing.T) {
 		t.Fatalf("%s", body)
 	}
 }
+
+// Each worktree on disk names its task (title, status), and titles covers
+// the janitor report's tasks too, so the Settings page can link them.
+func TestDiskWorktreesNameTheirTasks(t *testing.T) {
+	f := newFixture(t, nil)
+	task := reviewedTask(t, f, gitRepo(t), `!write hello.txt hi`)
+	rep := json.RawMessage(`{"reclaimed":[{"taskId":"` + task.ID + `","bytes":10,"folders":["node_modules"]},{"taskId":"gone","bytes":5,"removed":true}],"totalBytes":15}`)
+	if err := f.board.SetJanitorReport(context.Background(), rep); err != nil {
+		t.Fatal(err)
+	}
+	code, _, body := f.do(t, "GET", "/api/worktrees", "")
+	got := decode[struct {
+		TotalBytes int64
+		Worktrees  []struct {
+			TaskID, RepoPath, Title, Status string
+			Bytes                           int64
+		}
+		Titles map[string]string
+	}](t, body)
+	if code != http.StatusOK || len(got.Worktrees) != 1 || got.TotalBytes <= 0 {
+		t.Fatalf("%d %s", code, body)
+	}
+	if w := got.Worktrees[0]; w.TaskID != task.ID || w.Title != "add hello" || w.Status != string(board.InReview) || w.RepoPath == "" || w.Bytes <= 0 {
+		t.Fatalf("%+v", w)
+	}
+	if got.Titles[task.ID] != "add hello" || len(got.Titles) != 1 {
+		t.Fatalf("titles: %v (a task that is gone has none)", got.Titles)
+	}
+}

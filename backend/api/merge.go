@@ -128,7 +128,7 @@ func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 			"error": fmt.Sprintf("merged into %s, but the task could not be marked done: %v", res.Base, err)})
 		return
 	}
-	note := fmt.Sprintf("Merged into %s (%s) at %s.", res.Base, howWords(res.How), short(res.Commit))
+	note := fmt.Sprintf(mergedNote+"%s (%s) at %s.", res.Base, howWords(res.How), short(res.Commit))
 	warning := ""
 	if err := a.opts.Worktrees.Remove(bg, wt, true); err != nil {
 		warning = "the worktree or branch could not be removed: " + err.Error()
@@ -143,6 +143,9 @@ func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// mergedNote starts the system comment a merge leaves (taskDiff reads it).
+const mergedNote = "Merged into "
 
 func howWords(how string) string {
 	switch how {

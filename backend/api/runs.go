@@ -3,7 +3,9 @@ package api
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -47,6 +49,10 @@ type runResult struct {
 	// SuccessorRunID continues the task in a fresh session after this run
 	// reached its turn limit.
 	SuccessorRunID string `json:"successorRunId,omitempty"`
+	// RoutedFrom is the runtime first asked when the quota governor routed
+	// the task to a fallback runtime, and Why says why.
+	RoutedFrom string `json:"routedFrom,omitempty"`
+	Why        string `json:"why,omitempty"`
 }
 
 func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
@@ -93,8 +99,13 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	if startFailed(w, rt, listed, err) {
 		return
 	}
+	from, why := h.RoutedFrom()
 	if body.Wait != nil && !*body.Wait {
-		writeJSON(w, http.StatusAccepted, map[string]string{"runId": h.ID})
+		ans := map[string]string{"runId": h.ID}
+		if from != "" {
+			ans["runtime"], ans["routedFrom"], ans["why"] = string(h.Runtime()), string(from), why
+		}
+		writeJSON(w, http.StatusAccepted, ans)
 		return
 	}
 	// The run does not depend on this request: if the caller leaves, only
@@ -111,7 +122,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	res := runResult{
 		OK: run.Status == store.RunSucceeded, RunID: run.ID, RuntimeID: run.RuntimeID, DoneReason: run.DoneReason,
 		Status: run.Status, Summary: run.Summary, Error: run.Error, CostUSD: run.CostUSD, CostKind: run.CostKind,
-		Task: h.Task(), SuccessorRunID: h.Successor(),
+		Task: h.Task(), SuccessorRunID: h.Successor(), RoutedFrom: string(from), Why: why,
 	}
 	if res.Task != nil && a.opts.Board != nil {
 		_, err := a.opts.Board.Worktree(r.Context(), res.Task.ID)
@@ -122,17 +133,23 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 50
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 200 {
-			writeError(w, http.StatusBadRequest, "limit must be a number from 1 to 200")
-			return
-		}
-		limit = n
+	limit, ok := pageLimit(w, q)
+	if !ok {
+		return
 	}
 	before := q.Get("before")
-	runs, err := a.opts.Store.ListRuns(r.Context(), before, limit+1)
+	var runs []store.Run
+	var err error
+	key := q.Get("sessionKey")
+	if key != "" {
+		// One conversation's turns: an agent's chat is "agent:<id>:chat".
+		runs, err = a.opts.Store.SessionRuns(r.Context(), key, before, limit+1)
+		if err == nil && before == "" {
+			runs = withLive(runs, a.opts.Supervisor.LiveInSession(key))
+		}
+	} else {
+		runs, err = a.opts.Store.ListRuns(r.Context(), before, limit+1)
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
@@ -147,8 +164,13 @@ func (a *API) listRuns(w http.ResponseWriter, r *http.Request) {
 		if live, ok := a.opts.Supervisor.Live(runs[i].ID); ok {
 			runs[i] = live
 		}
+		if key == "" {
+			// The general list stays light: a run's whole message is read
+			// with the run (GET /api/runs/{id}) or its conversation.
+			runs[i].Prompt = ""
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": runs, "nextCursor": next})
+	writeJSON(w, http.StatusOK, map[string]any{"runs": a.answerRuns(r.Context(), runs), "nextCursor": next})
 }
 
 // lookupRun prefers the live view (the ledger trails it by a commit).
@@ -170,7 +192,7 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, run)
+	writeJSON(w, http.StatusOK, a.answerRun(r.Context(), run))
 }
 
 func (a *API) abortRun(w http.ResponseWriter, r *http.Request) {
@@ -205,7 +227,7 @@ func startFailed(w http.ResponseWriter, rt executor.ID, known bool, err error) b
 		case "not_found":
 			status = http.StatusNotFound
 		}
-		writeJSON(w, status, map[string]any{"ok": false, "reason": refusal.Reason, "error": refusal.Msg})
+		writeJSON(w, status, refusalBody(refusal))
 	case errors.Is(err, supervisor.ErrUnknownRuntime):
 		if known {
 			writeError(w, http.StatusNotImplemented, "runtime '%s' cannot run tasks in this version of Clawboo yet", rt)
@@ -222,6 +244,16 @@ func startFailed(w http.ResponseWriter, rt executor.ID, known bool, err error) b
 	return true
 }
 
+// refusalBody is a refusal as JSON: {ok:false, reason, error}, and for
+// work the quota governor deferred, deferred {id, until}.
+func refusalBody(r *supervisor.Refusal) map[string]any {
+	body := map[string]any{"ok": false, "reason": r.Reason, "error": r.Msg}
+	if r.DeferralID != "" {
+		body["deferred"] = map[string]any{"id": r.DeferralID, "until": r.Until}
+	}
+	return body
+}
+
 // notSaved answers a run whose result could not be made durable: 507 when
 // the disk is full, else 500, with the run's id so the caller can look
 // again once the resaver has written it.
@@ -232,4 +264,35 @@ func notSaved(w http.ResponseWriter, id string, err error) {
 		return
 	}
 	writeJSON(w, http.StatusInternalServerError, map[string]any{"ok": false, "runId": id, "error": err.Error()})
+}
+
+// withLive adds the live runs a first page from the ledger does not show
+// yet (their rows trail the start by a commit), newest first.
+func withLive(runs, live []store.Run) []store.Run {
+	have := make(map[string]bool, len(runs))
+	for _, r := range runs {
+		have[r.ID] = true
+	}
+	for _, l := range live {
+		if !have[l.ID] {
+			runs = append(runs, l)
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID > runs[j].ID })
+	return runs
+}
+
+// pageLimit reads a listing's ?limit= (1–200, default 50); a bad one is
+// answered 400 and reported false.
+func pageLimit(w http.ResponseWriter, q url.Values) (int, bool) {
+	v := q.Get("limit")
+	if v == "" {
+		return 50, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 200 {
+		writeError(w, http.StatusBadRequest, "limit must be a number from 1 to 200")
+		return 0, false
+	}
+	return n, true
 }

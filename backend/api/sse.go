@@ -12,6 +12,8 @@ import (
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
+	"github.com/clawboo/desktop/backend/quota"
+	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -175,6 +177,8 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 // "runtimes" events carrying GET /api/runtimes' body whenever it changed;
 // "task" and "comment" events from the board; "budget" events. A client too slow to keep up is disconnected and re-reads what it
 // shows when it reconnects. "approval" events carry {kind: requested|resolved, approval}.
+// "schedule" events carry {schedule} or {deleted: id}, "schedule-fire"
+// events {fire} (docs/routines.md).
 func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 	runs := a.opts.Supervisor.Updates.Subscribe(256)
 	defer runs.Close()
@@ -201,6 +205,18 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 		sub := a.opts.Approvals.Subscribe(64)
 		defer sub.Close()
 		approvals = sub.C()
+	}
+	var schedules <-chan routines.Event
+	if a.opts.Routines != nil {
+		sub := a.opts.Routines.Events.Subscribe(64)
+		defer sub.Close()
+		schedules = sub.C()
+	}
+	var quotas <-chan quota.Event
+	if a.opts.QuotaEvents != nil {
+		sub := a.opts.QuotaEvents.Subscribe(64)
+		defer sub.Close()
+		quotas = sub.C()
 	}
 	sse := newSSE(w)
 	ping := time.NewTicker(keepAlive)
@@ -245,6 +261,18 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 			}
 			b, _ := json.Marshal(ev)
 			sse.event(0, "approval", b)
+		case ev, ok := <-schedules:
+			if !ok {
+				return
+			}
+			name, b := scheduleEvent(ev)
+			sse.event(0, name, b)
+		case ev, ok := <-quotas:
+			if !ok {
+				return
+			}
+			b, _ := json.Marshal(ev)
+			sse.event(0, "quota", b)
 		case <-ping.C:
 			sse.comment("ping")
 		case <-r.Context().Done():
@@ -253,5 +281,20 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 		if sse.flush() != nil {
 			return
 		}
+	}
+}
+
+// scheduleEvent names and encodes a routines change for /api/events.
+func scheduleEvent(ev routines.Event) (string, []byte) {
+	switch {
+	case ev.Fire != nil:
+		b, _ := json.Marshal(map[string]any{"fire": ev.Fire})
+		return "schedule-fire", b
+	case ev.Schedule != nil:
+		b, _ := json.Marshal(map[string]any{"schedule": ev.Schedule})
+		return "schedule", b
+	default:
+		b, _ := json.Marshal(map[string]any{"deleted": ev.Deleted})
+		return "schedule", b
 	}
 }

@@ -69,6 +69,9 @@ type teamBody struct {
 	// Critic turns the critic's reviews of the team's auto-mode tasks on
 	// or off (PATCH; a new team has it on).
 	Critic *bool `json:"critic"`
+	// FallbackRuntime (PATCH; null or "" clears it) is where the governor
+	// routes the team's work when a window is spent.
+	FallbackRuntime json.RawMessage `json:"fallbackRuntime"`
 }
 
 func nullable(raw json.RawMessage) (val *string, clear bool, err error) {
@@ -96,6 +99,16 @@ func (b teamBody) input() (teams.Input, error) {
 	}
 	if in.RepoPath, in.ClearRepo, err = nullable(b.RepoPath); err != nil {
 		return in, errors.New("repoPath must be a string or null")
+	}
+	fb, clearFB, err := nullable(b.FallbackRuntime)
+	if err != nil {
+		return in, errors.New("fallbackRuntime must be a runtime id or null")
+	}
+	if clearFB {
+		none := ""
+		in.FallbackRuntime = &none
+	} else {
+		in.FallbackRuntime = fb
 	}
 	return in, nil
 }
@@ -339,7 +352,9 @@ func (a *API) teamChat(w http.ResponseWriter, r *http.Request) {
 		if refusal.Reason == "budget_paused" || refusal.Reason == "conflict" {
 			status = http.StatusConflict
 		}
-		writeJSON(w, status, map[string]any{"ok": false, "reason": refusal.Reason, "error": refusal.Msg, "post": a.namerFor(r, id).view(p)})
+		body := refusalBody(refusal)
+		body["post"] = a.namerFor(r, id).view(p)
+		writeJSON(w, status, body)
 		return
 	case p.Seq > 0 && errors.Is(err, supervisor.ErrUnknownRuntime):
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "reason": "not_ready", "error": err.Error(), "post": a.namerFor(r, id).view(p)})

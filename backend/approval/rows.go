@@ -62,3 +62,32 @@ func (q *Queue) Pending(ctx context.Context) ([]Request, error) {
 	}
 	return out, rows.Err()
 }
+
+// Answered lists the requests that are no longer pending (approved, denied
+// or expired, with who answered and where in ResolvedBy), newest answer
+// first, at most limit of them, strictly older than the request id before
+// when it is set (the cursor is the last id of the previous page).
+func (q *Queue) Answered(ctx context.Context, before string, limit int) ([]Request, error) {
+	query := `SELECT ` + columns + ` FROM approvals WHERE status != 'pending'`
+	args := []any{}
+	if before != "" {
+		query += ` AND (COALESCE(resolved_at, expires_at), id) < (SELECT COALESCE(resolved_at, expires_at), id FROM approvals WHERE id = ?)`
+		args = append(args, before)
+	}
+	query += ` ORDER BY COALESCE(resolved_at, expires_at) DESC, id DESC LIMIT ?`
+	args = append(args, limit)
+	rows, err := q.st.Read().QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("approval: list answered: %w", err)
+	}
+	defer rows.Close()
+	out := []Request{}
+	for rows.Next() {
+		r, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("approval: list answered: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -82,16 +82,17 @@ func (b *Board) publish(ev Event) {
 }
 
 const taskColumns = `id, title, description, status, priority, kind, team_id, parent_id, root_id, depth, repo_path, base_ref,
-	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place, critic`
+	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place, critic, secrets`
 
 type scanner interface{ Scan(...any) error }
 
 func scanTask(sc scanner) (Task, error) {
 	var t Task
 	var verif, over sql.NullString
+	var secrets string
 	err := sc.Scan(&t.ID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.Kind, &t.TeamID, &t.ParentID, &t.RootID,
 		&t.Depth, &t.RepoPath, &t.BaseRef, &t.VerifyCommand, &t.AssigneeAgentID, &t.AssigneeRuntime, &t.RunID,
-		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace, &t.Critic)
+		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace, &t.Critic, &secrets)
 	if err != nil {
 		return t, err
 	}
@@ -107,6 +108,7 @@ func scanTask(sc scanner) (Task, error) {
 			t.Override = &o
 		}
 	}
+	t.Secrets = decodeSecrets(secrets)
 	t.DependsOn = []string{}
 	return t, nil
 }
@@ -155,66 +157,13 @@ func (b *Board) Get(ctx context.Context, id string) (Task, error) {
 	return getTask(ctx, b.st.Read(), id)
 }
 
-// Filter narrows List.
-type Filter struct {
-	Statuses []Status
-	TeamID   string
-	ParentID string
-	// Ready keeps todo tasks whose dependencies are all done.
-	Ready bool
-	Limit int // default 500, at most 2000
-}
-
-// List returns tasks by priority (highest first), then oldest first (the
-// order work is picked up in).
+// List returns every task the filter matches (f.Limit, when set, caps
+// them; f.Cursor pages), by priority (highest first), then oldest first
+// (the order work is picked up in). Callers that show tasks to a person or
+// an agent page with Page instead.
 func (b *Board) List(ctx context.Context, f Filter) ([]Task, error) {
-	var where []string
-	var args []any
-	if len(f.Statuses) > 0 {
-		ph := strings.TrimSuffix(strings.Repeat("?,", len(f.Statuses)), ",")
-		where = append(where, "status IN ("+ph+")")
-		for _, s := range f.Statuses {
-			args = append(args, string(s))
-		}
-	}
-	if f.TeamID != "" {
-		where = append(where, "team_id = ?")
-		args = append(args, f.TeamID)
-	}
-	if f.ParentID != "" {
-		where = append(where, "parent_id = ?")
-		args = append(args, f.ParentID)
-	}
-	if f.Ready {
-		where = append(where, "status = 'todo' AND "+noOpenDeps)
-	}
-	q := `SELECT ` + taskColumns + ` FROM tasks`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	limit := f.Limit
-	if limit <= 0 || limit > 2000 {
-		limit = 500
-	}
-	q += ` ORDER BY priority DESC, created_at, id LIMIT ?`
-	args = append(args, limit)
-	rows, err := b.st.Read().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
-	}
-	defer rows.Close()
-	out := []Task{}
-	for rows.Next() {
-		t, err := scanTask(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list tasks: %w", err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, b.attachDeps(ctx, out)
+	ts, _, err := b.list(ctx, f)
+	return ts, err
 }
 
 func (b *Board) attachDeps(ctx context.Context, ts []Task) error {
@@ -225,7 +174,16 @@ func (b *Board) attachDeps(ctx context.Context, ts []Task) error {
 	for i, t := range ts {
 		idx[t.ID] = i
 	}
-	rows, err := b.st.Read().QueryContext(ctx, `SELECT task_id, depends_on FROM task_deps ORDER BY created_at, depends_on`)
+	// A page reads its own tasks' dependencies; a long list reads them all.
+	q, args := `SELECT task_id, depends_on FROM task_deps ORDER BY created_at, depends_on`, []any(nil)
+	if len(ts) <= 1000 {
+		q = `SELECT task_id, depends_on FROM task_deps WHERE task_id IN (` + strings.TrimSuffix(strings.Repeat("?,", len(ts)), ",") +
+			`) ORDER BY created_at, depends_on`
+		for _, t := range ts {
+			args = append(args, t.ID)
+		}
+	}
+	rows, err := b.st.Read().QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("dependencies: %w", err)
 	}

@@ -134,7 +134,10 @@ type Task struct {
 	WorkInPlace bool `json:"workInPlace"`
 	// Critic is auto (review a risky change after a green verify, when
 	// the team allows), on or off; see backend/review.
-	Critic          string        `json:"critic"`
+	Critic string `json:"critic"`
+	// Secrets names the user's vault secrets the task's setup, runtime,
+	// verify and teardown receive as environment variables; names only.
+	Secrets         []string      `json:"secrets"`
 	AssigneeAgentID *string       `json:"assigneeAgentId"`
 	AssigneeRuntime *string       `json:"assigneeRuntime"`
 	RunID           *string       `json:"runId"`

@@ -25,6 +25,9 @@ type NewTask struct {
 	VerifyCommand string
 	WorkInPlace   bool   // work in the repository's checkout, no worktree
 	Critic        string // auto (default), on or off
+	// Secrets names the vault secrets the task's children receive (names
+	// only; see secrets.go).
+	Secrets []string
 	// AssigneeRuntime suggests the runtime to work it, AssigneeAgentID the
 	// agent; a claim replaces both with the claimer's.
 	AssigneeRuntime string
@@ -85,6 +88,10 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	secrets, err := secretNames(n.Secrets)
+	if err != nil {
+		return Task{}, err
+	}
 	id := newID()
 	now := b.ms()
 	return b.changeTask(ctx, id, func(q store.Querier) error {
@@ -115,9 +122,9 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 			}
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO tasks(id, title, description, status, priority, kind, team_id, parent_id, root_id,
-			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place, critic) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place, critic, secrets) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, strings.TrimSpace(n.Title), n.Description, n.Status, n.Priority, n.Kind, team, optional(n.ParentID), root,
-			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace, critic)
+			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace, critic, encodeSecrets(secrets))
 		return err
 	})
 }
@@ -132,6 +139,7 @@ type Patch struct {
 	VerifyCommand *string
 	WorkInPlace   *bool
 	Critic        *string // auto, on or off
+	Secrets       *[]string
 	// Override marks a task done over a failed verification.
 	Override *Override
 }
@@ -179,6 +187,13 @@ func (b *Board) Update(ctx context.Context, id string, p Patch) (Task, error) {
 				return err
 			}
 			sets, args = append(sets, "critic = ?"), append(args, c)
+		}
+		if p.Secrets != nil {
+			names, err := secretNames(*p.Secrets)
+			if err != nil {
+				return err
+			}
+			sets, args = append(sets, "secrets = ?"), append(args, encodeSecrets(names))
 		}
 		if p.Status != nil && *p.Status != t.Status {
 			more, margs, err := b.move(t, *p.Status, p.Override)

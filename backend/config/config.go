@@ -3,7 +3,10 @@
 //
 // Invariants:
 //   - Every path the product writes lives under one home folder: --home, else
-//     $CLAWBOO_HOME, else ~/.clawboo. Nothing else decides a path.
+//     $CLAWBOO_HOME, else ~/.clawboo. Nothing else decides a path. The one
+//     exception is the optional XDG autostart entry (autostart.go), whose
+//     place the desktop session decides, written only when a person turns
+//     "start at login" on.
 //   - The environment is read once, into a Config value, by Load. Nothing in
 //     backend reads os.Getenv on a hot path; tests build a Config directly.
 //   - Parsing never fails silently: a malformed value is an error naming the
@@ -27,6 +30,10 @@ const (
 	EnvIdleTimeout   = "CLAWBOO_RUN_IDLE_TIMEOUT"
 	EnvVault         = "CLAWBOO_VAULT"
 	DefaultIdleLimit = 30 * time.Minute
+	// EnvRoutineOpenClawTimeout bounds an OpenClaw routine fire (default
+	// DefaultRoutineOpenClawLimit), as the reference's watchdog.
+	EnvRoutineOpenClawTimeout   = "CLAWBOO_ROUTINE_OPENCLAW_TIMEOUT_MS"
+	DefaultRoutineOpenClawLimit = 10 * time.Minute
 )
 
 // Config is the process-wide configuration, resolved once at start-up.
@@ -44,6 +51,9 @@ type Config struct {
 	MockWorktrees bool
 	// IdleTimeout aborts a run that emits nothing for this long.
 	IdleTimeout time.Duration
+	// RoutineOpenClawTimeout stops an OpenClaw routine fire that runs
+	// longer.
+	RoutineOpenClawTimeout time.Duration
 	// FileVault keeps keys in the encrypted file even when an OS keychain
 	// is available (CLAWBOO_VAULT=file).
 	FileVault bool
@@ -70,6 +80,13 @@ func Load(home string, getenv Getenv) (Config, error) {
 			return Config{}, fmt.Errorf("%s: %w", EnvIdleTimeout, err)
 		}
 	}
+	routineLimit := DefaultRoutineOpenClawLimit
+	if v := getenv(EnvRoutineOpenClawTimeout); v != "" {
+		routineLimit, err = parseDuration(v)
+		if err != nil {
+			return Config{}, fmt.Errorf("%s: %w", EnvRoutineOpenClawTimeout, err)
+		}
+	}
 	var fileVault bool
 	switch v := getenv(EnvVault); v {
 	case "", "auto", "keychain":
@@ -84,6 +101,8 @@ func Load(home string, getenv Getenv) (Config, error) {
 		MockWorktrees: getenv(EnvMockWorktrees) == "1",
 		IdleTimeout:   idle,
 		FileVault:     fileVault,
+
+		RoutineOpenClawTimeout: routineLimit,
 	}, nil
 }
 

@@ -14,6 +14,10 @@ const (
 	KindCost       Kind = "cost"
 	KindError      Kind = "error"
 	KindDone       Kind = "done"
+	// KindQuota reports a subscription or rate-limit window the runtime
+	// (or its provider) told us about; the host keeps the latest per
+	// runtime, account and window in its quota ledger.
+	KindQuota Kind = "quota"
 )
 
 // Phase is a status event's phase.
@@ -64,6 +68,7 @@ type Usage struct {
 //	cost         CostUSD (nil = unknown), Usage?, Model?, Local, Estimated
 //	error        Code, Message, Fatal
 //	done         Reason, Summary, Usage?, CostUSD?
+//	quota        Quota
 type Event struct {
 	RunID RunID `json:"runId"`
 	Seq   int64 `json:"seq"`
@@ -99,6 +104,32 @@ type Event struct {
 
 	Reason  DoneReason `json:"reason,omitempty"`
 	Summary string     `json:"summary,omitempty"`
+
+	Quota *QuotaWindow `json:"quota,omitempty"`
+}
+
+// Quota window statuses, as Claude Code's rate_limit_event spells them.
+const (
+	QuotaAllowed        = "allowed"
+	QuotaAllowedWarning = "allowed_warning"
+	QuotaRejected       = "rejected"
+)
+
+// QuotaWindow is one usage window as a runtime reported it. Window is a
+// snake_case name ("five_hour", "seven_day", "seven_day_opus", "requests",
+// "tokens", "input_tokens", "output_tokens", or the runtime's own
+// name lower-cased); Utilization is a fraction (0.97 = 97 %), nil when not
+// reported; ResetsAt is Unix milliseconds, 0 when not reported; Account
+// names the account or plan when the runtime says which (never a key).
+type QuotaWindow struct {
+	Window      string   `json:"window"`
+	Status      string   `json:"status"`
+	Utilization *float64 `json:"utilization,omitempty"`
+	ResetsAt    int64    `json:"resetsAt,omitempty"`
+	Account     string   `json:"account,omitempty"`
+	// Source says where it was read ("rate_limit_event",
+	// "account/rateLimits/updated", "anthropic-ratelimit headers", ...).
+	Source string `json:"source,omitempty"`
 }
 
 // Constructors for the common events, so adapters read as what they report.
@@ -135,6 +166,9 @@ func ToolResult(id, name, output string, isError bool) Event {
 func Error(code, msg string, fatal bool) Event {
 	return Event{Kind: KindError, Code: code, Message: msg, Fatal: fatal}
 }
+
+// Quota is a quota event reporting one window.
+func Quota(w QuotaWindow) Event { return Event{Kind: KindQuota, Quota: &w} }
 
 // Done is the terminal event.
 func Done(reason DoneReason, summary string) Event {

@@ -30,6 +30,7 @@ func newAnthropic(id, base, key string, hc *http.Client) *anthropicProvider {
 		option.WithHTTPClient(hc),
 		option.WithHeader("X-Api-Key", key),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(rateLimitMiddleware(id, FamilyAnthropic)),
 	)
 	return &anthropicProvider{id: id, key: key, svc: c.Messages}
 }

@@ -13,6 +13,11 @@
 //     overloaded and network before any output may fall back.
 //   - Keys are values passed in by the caller; nothing here reads the
 //     environment or logs a key.
+//   - The rate-limit headers of every answer (anthropic-ratelimit-*,
+//     x-ratelimit-*, retry-after on a 429) go, as at most four RateLimit
+//     windows, to the RateLimitFunc of the call's context
+//     (WithRateLimits); streams and errors are the same with or without
+//     one. Only response headers are read.
 package llm
 
 import (

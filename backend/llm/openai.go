@@ -35,6 +35,7 @@ func newOpenAI(id, base, key string, hc *http.Client) *openaiProvider {
 		option.WithHTTPClient(hc),
 		option.WithAPIKey(key),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(rateLimitMiddleware(id, FamilyOpenAI)),
 	)
 	u, _ := url.Parse(base)
 	return &openaiProvider{id: id, key: key, svc: svc, completionTokens: u != nil && u.Host == "api.openai.com"}

@@ -174,7 +174,9 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if cred.run != nil {
 		own := serverBinding(name, cred.run.binding)
-		if b != (Binding{}) && b != own {
+		signed := own
+		signed.RunID = "" // the URL's signed query never names the run
+		if b != (Binding{}) && b != signed {
 			httpError(w, http.StatusUnauthorized, "this run's token is bound to the run's own team and agent; the URL's binding names someone else")
 			return
 		}

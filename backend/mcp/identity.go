@@ -63,7 +63,9 @@ func (s Signer) Verify(b Binding, sig string) bool {
 }
 
 // Query encodes a signed binding as URL query parameters ("" when unbound).
+// The run id is not among them: only the host's own credentials carry it.
 func (s Signer) Query(b Binding) string {
+	b.RunID = ""
 	if b == (Binding{}) {
 		return ""
 	}

@@ -31,7 +31,9 @@ import (
 // package's own types (the composition root adapts *board.Board). Refusals
 // are *BoardError; any other error is an internal failure.
 type TaskBoard interface {
-	List(ctx context.Context, f TaskFilter) ([]TaskRecord, error)
+	// List answers one page of tasks and the cursor of the next ("" when
+	// it is the last).
+	List(ctx context.Context, f TaskFilter) ([]TaskRecord, string, error)
 	Get(ctx context.Context, id string) (TaskRecord, error)
 	// Comments returns a task's notes, oldest first, as the board's JSON.
 	Comments(ctx context.Context, id string) (any, error)
@@ -65,6 +67,10 @@ type TaskFilter struct {
 	TeamID   string
 	Statuses []string
 	Ready    bool // todo with every dependency done
+	// Limit caps the page (the board's default when 0); Cursor continues
+	// after a previous page.
+	Limit  int
+	Cursor string
 }
 
 // NewTask is a task to create; ParentID makes it a subtask.

@@ -17,6 +17,8 @@ type (
 		TeamID string `json:"teamId"`
 		Status string `json:"status"`
 		Ready  bool   `json:"ready"`
+		Limit  int    `json:"limit"`
+		Cursor string `json:"cursor"`
 	}
 	taskArgs struct {
 		TaskID string `json:"taskId"`
@@ -64,7 +66,13 @@ func (ts *tasksServer) listTasks(ctx context.Context, c Caller, a listArgs) *mcp
 	if bad := firstProblem(checkID("teamId", a.TeamID, false)); bad != nil {
 		return bad
 	}
-	f := TaskFilter{TeamID: a.TeamID, Ready: a.Ready}
+	if a.Limit < 0 || a.Limit > maxListPage || len(a.Cursor) > 512 {
+		return toolcall.InvalidArgs("limit must be 1 to %d and cursor a nextCursor from list_tasks", maxListPage)
+	}
+	f := TaskFilter{TeamID: a.TeamID, Ready: a.Ready, Limit: a.Limit, Cursor: a.Cursor}
+	if f.Limit == 0 {
+		f.Limit = defaultListPage
+	}
 	for _, s := range strings.Split(a.Status, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -80,7 +88,7 @@ func (ts *tasksServer) listTasks(ctx context.Context, c Caller, a listArgs) *mcp
 		}
 		f.TeamID = c.TeamID
 	}
-	recs, err := ts.board.List(ctx, f)
+	recs, next, err := ts.board.List(ctx, f)
 	if err != nil {
 		return ts.refusal("list", "", err)
 	}
@@ -88,8 +96,19 @@ func (ts *tasksServer) listTasks(ctx context.Context, c Caller, a listArgs) *mcp
 	for _, r := range recs {
 		views = append(views, r.View)
 	}
-	return toolcall.JSON(map[string]any{"tasks": views})
+	out := map[string]any{"tasks": views}
+	if next != "" {
+		out["nextCursor"] = next // more tasks match: call again with cursor
+	}
+	return toolcall.JSON(out)
 }
+
+// list_tasks pages: an agent's context holds a page, not a board of
+// thousands.
+const (
+	defaultListPage = 100
+	maxListPage     = 500
+)
 
 // maxAncestors bounds the climb to the root (the board allows depth 2; the
 // bound only guards against a damaged tree).

@@ -52,7 +52,7 @@ func (f *fakeBoard) get(id string) (TaskRecord, error) {
 	return *t, nil
 }
 
-func (f *fakeBoard) List(_ context.Context, flt TaskFilter) ([]TaskRecord, error) {
+func (f *fakeBoard) List(_ context.Context, flt TaskFilter) ([]TaskRecord, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []TaskRecord
@@ -62,7 +62,7 @@ func (f *fakeBoard) List(_ context.Context, flt TaskFilter) ([]TaskRecord, error
 		}
 	}
 	slices.SortFunc(out, func(a, b TaskRecord) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
+	return out, "", nil
 }
 
 func (f *fakeBoard) Get(_ context.Context, id string) (TaskRecord, error) {

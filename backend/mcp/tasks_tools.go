@@ -32,6 +32,8 @@ func (ts *tasksServer) tools() []server.ServerTool {
 			mcp.WithString("teamId", mcp.MaxLength(128), mcp.Description("Only this team's tasks (a team-bound session may name only its own team).")),
 			mcp.WithString("status", mcp.Description("Only tasks in this status; several may be given comma-separated: backlog, todo, in_progress, in_review, blocked, done, cancelled.")),
 			mcp.WithBoolean("ready", mcp.Description("Only tasks ready to claim: todo, with every dependency done.")),
+			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxListPage), mcp.Description("At most this many tasks (default 100); when more match, the answer has nextCursor.")),
+			mcp.WithString("cursor", mcp.MaxLength(512), mcp.Description("The nextCursor of the previous answer, for the next page.")),
 			mcp.WithReadOnlyHintAnnotation(true)), ts.listTasks),
 		tool(ts, mcp.NewTool("get_task",
 			mcp.WithDescription("Read one task with its comments and its ancestors (root first)."), taskID,

@@ -58,6 +58,10 @@ var errWaiting = errors.New("waiting for the step before it")
 // runtime. A start that fails counts a failure; the third gives up and
 // reports the delegation ended.
 func (e *Engine) dispatch(ctx context.Context, id string) error {
+	if _, busy := e.dispatching.LoadOrStore(id, struct{}{}); busy {
+		return nil // another dispatch is starting it; it re-reads the state
+	}
+	defer e.dispatching.Delete(id)
 	r, err := e.loadDelegation(ctx, id)
 	if err != nil {
 		return err
@@ -98,6 +102,11 @@ func (e *Engine) dispatch(ctx context.Context, id string) error {
 		return ErrClosed
 	}
 	if err != nil {
+		// A claim by someone else (another process on this home) between
+		// the read above and the start is not this delegation's failure.
+		if now, gerr := e.o.Board.Get(ctx, r.taskID); gerr == nil && now.Status != board.Todo && now.Status != board.Backlog {
+			return nil
+		}
 		return e.startFailed(ctx, r, err)
 	}
 	e.markDelivered(ctx, team.ID, m.AgentID, mail.seqs, "digest")

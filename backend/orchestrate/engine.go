@@ -134,6 +134,10 @@ type Engine struct {
 	batch   map[string]*time.Timer // pending [Task Update] per team
 	fires   map[string]int         // automatic follow-ups per mission task
 	closed  bool
+	// dispatching holds the delegations a dispatch is starting right now:
+	// the delegate path, a finished dependency and the pump may all try
+	// the same one at once, and only one may claim its task.
+	dispatching sync.Map
 
 	root   context.Context
 	cancel context.CancelFunc

@@ -212,3 +212,71 @@ func TestPlanStepsRunInOrder(t *testing.T) {
 		t.Fatalf("the second step started at %d, before the first ended at %d", secondStart, firstEnd)
 	}
 }
+
+// TestConcurrentDispatchesStartADelegationOnce: the delegate path, a
+// finished dependency and the pump can all dispatch the same delegation
+// at once; exactly one starts it and none records a failure.
+func TestConcurrentDispatchesStartADelegationOnce(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	tn := &turn{teamID: r.team.ID, agentID: "lead", name: "Lead", runtime: "clawboo-mock", leader: true, title: "Mission: race"}
+	r.e.actOnTags(ctx, tn, `<plan><step to="@Mo">!silent 300
+!ok first</step><step to="@Mo">!ok second</step></plan>`)
+	var rows []delegationRow
+	for deadline := time.Now().Add(10 * time.Second); len(rows) != 2; time.Sleep(5 * time.Millisecond) {
+		rows, _ = r.e.delegationsWhere(ctx, `1 = 1`)
+		if time.Now().After(deadline) {
+			t.Fatalf("%d delegations", len(rows))
+		}
+	}
+	second := rows[1].id
+	// Hammer the waiting step from eight goroutines until it has run.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	for i := 0; i < 8; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					_ = r.e.dispatch(ctx, second)
+				}
+			}
+		}()
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var status string
+		_ = r.st.Reader().QueryRow(`SELECT status FROM delegations WHERE id = ?`, second).Scan(&status)
+		if status != "pending" && status != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second step is still %s", status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	for i := 0; i < 8; i++ {
+		<-done
+	}
+	if n := countRuns(t, r, rows[1].taskID); n != 1 {
+		t.Fatalf("the second step ran %d times", n)
+	}
+	for _, p := range r.systemPosts(t) {
+		if strings.Contains(p, "did not start") {
+			t.Fatalf("a concurrent dispatch was recorded as a failure: %q", r.systemPosts(t))
+		}
+	}
+}
+
+func countRuns(t *testing.T, r *rig, taskID string) int {
+	t.Helper()
+	var n int
+	if err := r.st.Reader().QueryRow(`SELECT COUNT(*) FROM runs WHERE task_id = ?`, taskID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -9,7 +9,9 @@
 // Every figure that has one is printed beside its floor, measured in the
 // same run on the same machine: a bare Go HTTP server built from
 // floorSource (cold start, idle RSS), GET /api/health on the same server
-// (run rate, latency), bare `git worktree add` (provisioning). Targets are
+// (run rate, latency), bare `git worktree add` (provisioning), a second
+// server with no schedules armed (routines' idle CPU), a plain mock run
+// started through the API (how late a routine fire starts). Targets are
 // ratios to the floor where the issue sets them so, never tuned to a
 // machine.
 package perf

@@ -78,3 +78,38 @@ func AllowEnv(environ []string, allow []string, prefixes []string, extra map[str
 	}
 	return out
 }
+
+// hostOwned are variables a child's environment takes from the host (the
+// allowlists above) or that change how a shell, a loader or an interpreter
+// starts; a task's own variables (its secrets) may not take these names.
+var hostOwned = map[string]bool{
+	"PWD": true, "OLDPWD": true, "IFS": true, "ENV": true, "BASH_ENV": true, "CDPATH": true, "PS4": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "TEMP": true, "TMP": true, "CI": true, "HOSTNAME": true,
+	"NODE_OPTIONS": true, "NODE_PATH": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true,
+	"PERL5LIB": true, "PERL5OPT": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true, "JAVA_TOOL_OPTIONS": true,
+	"GOFLAGS": true, "CARGO_HOME": true, "RUSTC_WRAPPER": true,
+}
+
+// HostOwned reports whether name is a variable the host sets or that
+// changes how a child starts (PATH, HOME, LD_PRELOAD, GIT_DIR, NODE_OPTIONS,
+// CLAWBOO_*, …): a user-named variable such as a task's secret may not
+// take it, so it can neither replace what the host passes nor turn a
+// setup script, a verify command or a runtime into something else.
+func HostOwned(name string) bool {
+	for _, group := range [][]string{BaseEnv, InstallerEnv} {
+		for _, n := range group {
+			if strings.EqualFold(n, name) {
+				return true
+			}
+		}
+	}
+	u := strings.ToUpper(name)
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "CLAWBOO_", "LC_", "XDG_", "SSH_", "GPG_", "NPM_CONFIG_", "PIP_", "PIPX_", "BASH_FUNC_",
+		// The runtimes' own homes, keys and switches (CODEX_HOME, CLAUDE_CONFIG_DIR, …).
+		"CLAUDE_", "CODEX_", "HERMES_", "OPENCLAW_", "ANTHROPIC_", "OPENAI_", "PYTHON", "IS_SANDBOX"} {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return hostOwned[u]
+}

@@ -7,6 +7,8 @@
 //     NAME=value pair, so the text stays readable.
 //   - It errs on the side of hiding: a harmless string that looks like a
 //     key is hidden rather than a key stored.
+//   - Values hides known values (a task's vault secrets) whole, longest
+//     first, as [secret NAME]; HideJSON always returns valid JSON.
 package redact
 
 import "regexp"

@@ -46,9 +46,9 @@ var ledgerSQL = [nQueries]string{
 	qCommit:   `COMMIT`,
 	qRollback: `ROLLBACK`,
 	qInsertRun: `INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
-		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model, session, session_key)
+		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model, session, session_key, prompt)
 		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''),
-		NULLIF(?, ''), NULLIF(?, ''))`,
+		NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''))`,
 	qMarkRunning: `UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'starting'`,
 	qAppendEvent: appendSQL(1),
 	qAppend2:     appendSQL(2),
@@ -63,9 +63,9 @@ var ledgerSQL = [nQueries]string{
 	// first write never landed (a full disk): a run's last write must leave
 	// a row behind. A vanished agent is recorded as none.
 	qSaveFinal: `INSERT INTO runs(id, runtime_id, agent_id, title, status, done_reason, summary, error, cost_usd, cost_kind,
-		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model, session, session_key)
+		input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, task_id, team_id, model, session, session_key, prompt)
 		VALUES (?, ?, (SELECT id FROM agents WHERE id = ?), ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?,
-		NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''))
+		NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''))
 		ON CONFLICT(id) DO UPDATE SET status = excluded.status, done_reason = excluded.done_reason, summary = excluded.summary,
 		error = excluded.error, cost_usd = excluded.cost_usd, cost_kind = excluded.cost_kind, input_tokens = excluded.input_tokens,
 		output_tokens = excluded.output_tokens, last_seq = MAX(runs.last_seq, excluded.last_seq), ended_at = excluded.ended_at,
@@ -130,9 +130,17 @@ func (s *Store) closeLedger() {
 		return
 	}
 	defer conn.Close()
-	_ = conn.Raw(func(any) error {
+	_ = conn.Raw(func(dc any) error {
 		s.ledger.mu.Lock()
 		defer s.ledger.mu.Unlock()
+		if s.ledger.conn != dc {
+			// Prepared on a connection database/sql has since replaced (a
+			// query interrupted by its context can break one): that
+			// connection closed them with itself; finalizing them again
+			// would touch freed memory.
+			s.ledger.st, s.ledger.conn, s.ledger.extra = [nQueries]driver.Stmt{}, nil, nil
+			return nil
+		}
 		s.ledger.closeAll()
 		return nil
 	})
@@ -248,6 +256,13 @@ type NewRun struct {
 	CreatedAt int64
 	StartedAt *int64
 	Final     *RunFinish
+	// SessionKey is written with the row when set (a critic's review key,
+	// so a task lists its reviews while they run and when the runtime
+	// reports no session); the finish's own key, when it has one, wins.
+	SessionKey string
+	// Prompt is the message the run was started with, as it is to be
+	// stored (the caller bounds it and redacts secrets); "" stores none.
+	Prompt string
 }
 
 // InsertRun records a new run.
@@ -261,8 +276,11 @@ func (b *Batch) InsertRun(r NewRun) error {
 	if r.Final != nil {
 		f, status, ended = *r.Final, r.Final.Status, &r.Final.EndedAt
 	}
+	if f.SessionKey == "" {
+		f.SessionKey = r.SessionKey
+	}
 	err := b.exec(qInsertRun, r.ID, r.RuntimeID, r.AgentID, r.Title, status, f.DoneReason, f.Summary, f.Error,
-		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended, r.TaskID, r.TeamID, r.Model, f.Session, f.SessionKey)
+		f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, ended, r.TaskID, r.TeamID, r.Model, f.Session, f.SessionKey, r.Prompt)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}
@@ -338,9 +356,13 @@ func (b *Batch) FinishOrSave(r NewRun, done *NewEvent) error {
 		return fmt.Errorf("finish run: %w", err)
 	}
 	if n == 0 {
+		key := f.SessionKey
+		if key == "" {
+			key = r.SessionKey
+		}
 		n, err = b.execN(qSaveFinal, r.ID, r.RuntimeID, r.AgentID, r.Title, f.Status, f.DoneReason, f.Summary, f.Error,
 			f.CostUSD, f.CostKind, f.InputTokens, f.OutputTokens, f.LastSeq, r.CreatedAt, r.StartedAt, f.EndedAt,
-			r.TaskID, r.TeamID, r.Model, f.Session, f.SessionKey)
+			r.TaskID, r.TeamID, r.Model, f.Session, key, r.Prompt)
 		if err != nil {
 			return fmt.Errorf("save run: %w", err)
 		}

@@ -20,13 +20,17 @@ const (
 // Run is one row of the runs ledger, shaped as the API returns it. Times are
 // Unix milliseconds.
 type Run struct {
-	ID           string   `json:"id"`
-	RuntimeID    string   `json:"runtimeId"`
-	AgentID      *string  `json:"agentId"`
-	TaskID       *string  `json:"taskId"`
-	TeamID       *string  `json:"teamId"`
-	Model        *string  `json:"model"`
-	Title        string   `json:"title"`
+	ID        string  `json:"id"`
+	RuntimeID string  `json:"runtimeId"`
+	AgentID   *string `json:"agentId"`
+	TaskID    *string `json:"taskId"`
+	TeamID    *string `json:"teamId"`
+	Model     *string `json:"model"`
+	Title     string  `json:"title"`
+	// Prompt is the message the run was started with (bounded, secrets
+	// redacted), only where one run or one conversation is read: GetRun
+	// and SessionRuns fill it, the general list leaves it out.
+	Prompt       string   `json:"prompt,omitempty"`
 	Status       string   `json:"status"`
 	DoneReason   *string  `json:"doneReason"`
 	Summary      string   `json:"summary"`
@@ -75,6 +79,17 @@ type EventRow struct {
 const runColumns = `id, runtime_id, agent_id, task_id, team_id, model, title, status, done_reason, summary, error, cost_usd, cost_kind,
 	input_tokens, output_tokens, last_seq, created_at, started_at, ended_at`
 
+// runColumnsPrompt are runColumns and the run's prompt, read by
+// scanRunPrompt.
+const runColumnsPrompt = runColumns + `, COALESCE(prompt, '')`
+
+func scanRunPrompt(sc interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
+		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.Prompt)
+	return r, err
+}
+
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
@@ -84,7 +99,7 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 
 // GetRun returns one run, or ErrNotFound.
 func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
-	r, err := scanRun(s.r.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := scanRunPrompt(s.r.QueryRowContext(ctx, `SELECT `+runColumnsPrompt+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, ErrNotFound
 	}
@@ -95,10 +110,11 @@ func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
 }
 
 // LastSession returns the resume handle of the newest run of runtimeID in
-// the conversation key, or "" when there is none.
+// the conversation key that reported one, or "" when there is none (a
+// run's key may be written at its start, its session only at its end).
 func (s *Store) LastSession(ctx context.Context, runtimeID, key string) (string, error) {
 	var v string
-	err := s.r.QueryRowContext(ctx, `SELECT session FROM runs WHERE runtime_id = ? AND session_key = ?
+	err := s.r.QueryRowContext(ctx, `SELECT session FROM runs WHERE runtime_id = ? AND session_key = ? AND session IS NOT NULL
 		ORDER BY created_at DESC, id DESC LIMIT 1`, runtimeID, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -137,6 +153,34 @@ func (s *Store) ListRuns(ctx context.Context, before string, limit int) ([]Run, 
 	return out, rows.Err()
 }
 
+// SessionRuns returns up to limit runs of one conversation key (an agent's
+// chat, "agent:<id>:chat"), newest first, strictly older than the run id
+// before when it is set.
+func (s *Store) SessionRuns(ctx context.Context, key, before string, limit int) ([]Run, error) {
+	q := `SELECT ` + runColumnsPrompt + ` FROM runs WHERE session_key = ?`
+	args := []any{key}
+	if before != "" {
+		q += ` AND id < ?`
+		args = append(args, before)
+	}
+	q += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limit)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("session runs: %w", err)
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRunPrompt(rows)
+		if err != nil {
+			return nil, fmt.Errorf("session runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // TaskRuns returns a task's runs, newest first.
 func (s *Store) TaskRuns(ctx context.Context, taskID string, limit int) ([]Run, error) {
 	rows, err := s.Read().QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT ?`, taskID, limit)
@@ -147,6 +191,55 @@ func (s *Store) TaskRuns(ctx context.Context, taskID string, limit int) ([]Run, 
 	out := []Run{}
 	for rows.Next() {
 		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("task runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// TaskRun is a run listed on a task, with its role there: "task" for the
+// task's own runs (its work and its fix runs), "critic" for the critic's
+// reviews of its change.
+type TaskRun struct {
+	Run
+	Role string `json:"role"`
+}
+
+// Run roles on a task.
+const (
+	RoleTask   = "task"
+	RoleCritic = "critic"
+)
+
+// ReviewKeyPrefix is the session key prefix of a task's critic runs:
+// "review:<task>:<round>:<id>" (backend/supervisor/critic.go).
+func ReviewKeyPrefix(taskID string) string { return "review:" + taskID + ":" }
+
+// TaskRunsWithReviews returns a task's own runs and its critic's review
+// runs (ad-hoc runs, task_id NULL, session key "review:<task>:…"), newest
+// first. The reviews are found by a key range rather than LIKE, so a task
+// id holding % or _ matches only itself; they run on the runtime of the
+// task run that asked for them, which lets the range use runs_session.
+// TaskRuns stays the task's own runs, for whoever resumes its session.
+func (s *Store) TaskRunsWithReviews(ctx context.Context, taskID string, limit int) ([]TaskRun, error) {
+	lo := ReviewKeyPrefix(taskID)
+	hi := lo[:len(lo)-1] + ";" // ':' + 1: the first key past the prefix
+	rows, err := s.Read().QueryContext(ctx, `SELECT `+runColumns+`, '`+RoleTask+`' FROM runs WHERE task_id = ?
+		UNION ALL
+		SELECT `+runColumns+`, '`+RoleCritic+`' FROM runs WHERE task_id IS NULL AND session_key IS NOT NULL
+			AND runtime_id IN (SELECT DISTINCT runtime_id FROM runs WHERE task_id = ?) AND session_key >= ? AND session_key < ?
+		ORDER BY id DESC LIMIT ?`, taskID, taskID, lo, hi, limit)
+	if err != nil {
+		return nil, fmt.Errorf("task runs: %w", err)
+	}
+	defer rows.Close()
+	out := []TaskRun{}
+	for rows.Next() {
+		var r TaskRun
+		err := rows.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary,
+			&r.Error, &r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.Role)
 		if err != nil {
 			return nil, fmt.Errorf("task runs: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/review"
@@ -101,6 +102,19 @@ func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif
 	return "", true
 }
 
+// reviewKey is key when it is a critic run's session key, or an agent's
+// 1:1 chat key ("agent:<id>:chat"), written with the run's row from its
+// start so its task lists the review, and the chat its turns, while it runs
+// and when the runtime reports no session (store.TaskRunsWithReviews,
+// store.SessionRuns); other keys are written only with a session, at the
+// run's end.
+func reviewKey(key string) string {
+	if strings.HasPrefix(key, "review:") || (strings.HasPrefix(key, "agent:") && strings.HasSuffix(key, ":chat")) {
+		return key
+	}
+	return ""
+}
+
 // criticRunner starts the critic: a fresh ad-hoc session of the task's
 // agent on the same runtime, working in the review checkout, its cost
 // charged to the task's scopes (agent, mission, team).
@@ -111,7 +125,7 @@ func (c criticRunner) Run(ctx context.Context, prompt, dir string, round int) (s
 	sc := l.task.scopes
 	p := StartParams{RuntimeID: l.params.RuntimeID, Message: prompt, AgentID: l.params.AgentID, Model: l.params.Model,
 		Reason: "critic", SessionKey: fmt.Sprintf("review:%s:%d:%s", l.task.task.ID, round, ulid.Make()),
-		workDir: dir, scopes: &sc}
+		workDir: dir, scopes: &sc, hider: l.hider}
 	h, err := l.s.Start(ctx, p)
 	if err != nil {
 		return "", "", err

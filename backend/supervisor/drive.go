@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -39,8 +40,9 @@ type liveRun struct {
 	persistCh   chan struct{}
 	persistMu   sync.Once
 
-	task       *taskCtx // nil for an ad-hoc run
-	sessionKey string   // the conversation the run belongs to, once started
+	task       *taskCtx      // nil for an ad-hoc run
+	hider      *redact.Hider // hides the task's secret values (nil: none)
+	sessionKey string        // the conversation the run belongs to, once started
 
 	mu   sync.Mutex
 	view store.Run    // the ledger row as the host knows it
@@ -60,14 +62,15 @@ type liveRun struct {
 
 func newLiveRun(s *Supervisor, id string, a executor.Adapter, p StartParams, now int64) *liveRun {
 	l := &liveRun{
-		s: s, id: id, adapter: a, params: p,
+		s: s, id: id, adapter: a, params: p, hider: p.hider,
 		em:        executor.NewEmitter(executor.RunID(id), 0),
 		abandon:   make(chan struct{}),
 		persistCh: make(chan struct{}),
 		finished:  make(chan struct{}),
 	}
 	l.aborted, l.requestStop = context.WithCancel(context.Background())
-	l.view = store.Run{ID: id, RuntimeID: string(p.RuntimeID), Title: title(p.Message), Status: store.RunStarting, CreatedAt: now}
+	l.view = store.Run{ID: id, RuntimeID: string(p.RuntimeID), Title: title(p.Message),
+		Prompt: runPrompt(p.hider.Hide(p.Message)), Status: store.RunStarting, CreatedAt: now}
 	if p.AgentID != "" {
 		agent := p.AgentID
 		l.view.AgentID = &agent
@@ -105,6 +108,8 @@ type outcome struct {
 	spend spent
 	// budgetStop names the cap budget that stopped the run.
 	budgetStop string
+	// quotaStop is the rejected window that stopped a task run (quota.go).
+	quotaStop *executor.QuotaWindow
 }
 
 func (o *outcome) observe(ev executor.Event) {
@@ -161,6 +166,23 @@ func (l *liveRun) drive() {
 		req.SessionKey = "task:" + l.task.task.ID
 		req.TeamID = l.task.scopes.TeamID
 		req.Env = board.PortEnv(l.task.ports) // never logged
+		secrets, hider, err := l.taskSecrets(ctx)
+		if err != nil {
+			stopLaunchWatch()
+			l.em.Abandon()
+			o.hostError = "secrets: " + err.Error()
+			l.finish(&o)
+			return
+		}
+		if req.Env == nil && len(secrets) > 0 {
+			req.Env = map[string]string{}
+		}
+		for k, v := range secrets {
+			if _, host := req.Env[k]; !host {
+				req.Env[k] = v
+			}
+		}
+		l.hider = hider
 		if l.task.wt != nil && !l.setupPhase(ctx, &o) {
 			stopLaunchWatch()
 			l.em.Abandon()
@@ -267,11 +289,13 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 				delete(open, ev.ToolCallID)
 			}
 			idle.Reset(idleFor())
-			o.observe(ev)
-			l.record(ev)
+			l.take(o, ev)
 			if scope := l.account(ev, o); scope != "" && o.budgetStop == "" {
 				o.budgetStop = scope
 				stop("budget paused: " + scope)
+			}
+			if ev.Kind == executor.KindQuota && ev.Quota != nil && l.quotaSeen(o, *ev.Quota) {
+				stop("quota window rejected: " + ev.Quota.Window)
 			}
 			if ev.Kind == executor.KindDone {
 				return
@@ -310,13 +334,11 @@ func (l *liveRun) drainAbandoned(events <-chan executor.Event, o *outcome) {
 		case ev, ok := <-events:
 			if !ok || ev.Kind == executor.KindDone {
 				if ok {
-					o.observe(ev)
-					l.record(ev)
+					l.take(o, ev)
 				}
 				return
 			}
-			o.observe(ev)
-			l.record(ev)
+			l.take(o, ev)
 		default:
 			return
 		}

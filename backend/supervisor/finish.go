@@ -45,6 +45,8 @@ func (l *liveRun) finish(o *outcome) {
 	}
 	if o.budgetStop != "" {
 		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
+	} else if o.quotaStop != nil && f.Status != store.RunSucceeded {
+		f.Status, f.Error = store.RunAborted, "quota:"+o.quotaStop.Window
 	}
 	if o.timedOut {
 		f.Status = store.RunTimedOut
@@ -114,8 +116,7 @@ func (l *liveRun) synthesize(o *outcome, ev executor.Event) {
 	ev.RunID = executor.RunID(l.id)
 	ev.Seq = o.lastSeq + 1
 	ev.TS = l.s.opts.Now().UnixMilli()
-	o.observe(ev)
-	l.record(ev)
+	l.take(o, ev)
 }
 
 // row is the run's whole ledger row in its final state f.
@@ -124,7 +125,7 @@ func (l *liveRun) row(f store.RunFinish) store.NewRun {
 	defer l.mu.Unlock()
 	v := l.view
 	r := store.NewRun{ID: l.id, RuntimeID: v.RuntimeID, AgentID: v.AgentID, Title: v.Title, CreatedAt: v.CreatedAt,
-		StartedAt: v.StartedAt, Final: &f}
+		StartedAt: v.StartedAt, Final: &f, SessionKey: reviewKey(l.params.SessionKey), Prompt: v.Prompt}
 	if v.TaskID != nil {
 		r.TaskID = *v.TaskID
 	}

@@ -31,7 +31,10 @@ type op struct {
 	teamID    string
 	model     string
 	title     string
+	prompt    string // the run's message as stored (runPrompt)
 	at        int64
+	// reviewKey is a critic run's session key, written with its row
+	reviewKey string
 	// event
 	seq   int64
 	ekind string
@@ -331,7 +334,8 @@ func apply(b *store.Batch, batch []op) error {
 			}
 		case opCreate:
 			created[o.runID] = &store.NewRun{ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
-				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at}
+				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at, SessionKey: o.reviewKey,
+				Prompt: o.prompt}
 		case opRunning:
 			if nr := created[o.runID]; nr != nil {
 				at := o.at

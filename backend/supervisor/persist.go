@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -161,8 +162,8 @@ func (s *Supervisor) stopResaver() {
 	<-s.resave.done
 }
 
-// title is the first line of a message, cut to 120 characters, so the
-// ledger never holds a whole prompt.
+// title is the first line of a message, cut to 120 characters: the name
+// a run is listed by. The whole message is the run's prompt (runPrompt).
 func title(msg string) string {
 	msg = strings.TrimSpace(msg)
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
@@ -174,4 +175,25 @@ func title(msg string) string {
 	}
 	r := []rune(msg)
 	return string(r[:max-1]) + "…"
+}
+
+// maxPrompt bounds the message stored with a run, in bytes.
+const maxPrompt = 16 << 10
+
+// promptCut ends a stored message that was cut at maxPrompt.
+const promptCut = "\n… [cut: the message was longer than 16 KiB]"
+
+// runPrompt is the message a run was started with as the ledger stores it:
+// secret-looking tokens redacted first (so a key pasted into a chat is not
+// kept), then cut at a rune boundary to maxPrompt bytes with a marker.
+func runPrompt(msg string) string {
+	msg = redact.Secrets(msg)
+	if len(msg) <= maxPrompt {
+		return msg
+	}
+	cut := maxPrompt - len(promptCut)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + promptCut
 }

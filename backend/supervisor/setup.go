@@ -42,8 +42,7 @@ func (l *liveRun) setupPhase(ctx context.Context, o *outcome) bool {
 	for {
 		select {
 		case ev := <-events:
-			o.observe(ev)
-			l.record(ev)
+			l.take(o, ev)
 		case <-beat.C:
 			_ = l.s.opts.Board.Heartbeat(context.Background(), l.task.task.ID, l.id)
 		case msg := <-failed:
@@ -51,8 +50,7 @@ func (l *liveRun) setupPhase(ctx context.Context, o *outcome) bool {
 			for drained := false; !drained; {
 				select {
 				case ev := <-events:
-					o.observe(ev)
-					l.record(ev)
+					l.take(o, ev)
 				default:
 					drained = true
 				}

@@ -15,6 +15,7 @@ type spent struct {
 	nano     budget.Nano
 	byKind   map[budget.Kind]budget.Nano
 	charged  bool // at least one cost event was charged
+	produced bool // the model answered: text (reasoning too) or a tool call
 	outChars int64
 	model    string
 	in, out  int64
@@ -59,9 +60,13 @@ func (l *liveRun) account(ev executor.Event, o *outcome) string {
 	sp := &o.spend
 	switch ev.Kind {
 	case executor.KindTextDelta:
+		sp.produced = true
 		if ev.Channel != executor.ChannelReasoning {
 			sp.outChars += int64(len(ev.Text))
 		}
+		return ""
+	case executor.KindToolCall:
+		sp.produced = true
 		return ""
 	case executor.KindStatus:
 		// A runtime that reports no cost still says which model served
@@ -128,13 +133,22 @@ func (l *liveRun) crossed(cs []budget.Crossing) string {
 }
 
 // settleCost fills the run's cost: what was charged while it ran, or, when
-// the runtime reported nothing, an estimate from characters (which the
-// ledger records and, unless the run was aborted, warns about). The
-// estimate is returned to be written in the batch that writes the run's
-// result (finish), so a run that reported no cost still costs one commit.
+// the runtime reported nothing but the model answered, an estimate from
+// characters (which the ledger records and, unless the run was aborted,
+// warns about). The estimate is returned to be written in the batch that
+// writes the run's result (finish), so a run that reported no cost still
+// costs one commit. A run that never reached a model (no key, a provider
+// refusal, a crash before any output) produced nothing and costs nothing:
+// no estimate, no spend row and no spend_unreported warning, which is kept
+// for runs whose output came without a cost.
 func (l *liveRun) settleCost(o *outcome, f *store.RunFinish) *budget.BatchCharge {
 	sp := &o.spend
 	var pending *budget.BatchCharge
+	if !sp.charged && !sp.produced {
+		zero := 0.0
+		f.CostUSD = &zero
+		return nil
+	}
 	if !sp.charged {
 		model := sp.modelOr(l.params.Model)
 		in := int64(len(l.params.Message) + len(l.params.Context))

@@ -61,12 +61,21 @@ func TestEveryCostKind(t *testing.T) {
 	if !strings.Contains(logs.String(), "spend_unreported") {
 		t.Fatal("a run with no cost report did not warn")
 	}
-	// An aborted run with no report is estimated but not warned about.
+	// An aborted run with output but no report is estimated but not warned
+	// about.
 	before := strings.Count(logs.String(), "spend_unreported")
-	h, _ := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "!abort"})
+	h, _ := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "!ok partial\n!abort"})
+	waitFor(t, "the partial output", func() bool {
+		for _, ev := range e.rawEvents(t, h.ID) {
+			if ev.Kind == executor.KindTextDelta {
+				return true
+			}
+		}
+		return false
+	})
 	_ = e.sup.Abort(ctx, h.ID)
 	r, _ := h.Wait(ctx)
-	if *r.CostKind != "char-estimate" || strings.Count(logs.String(), "spend_unreported") != before {
+	if r.CostKind == nil || *r.CostKind != "char-estimate" || strings.Count(logs.String(), "spend_unreported") != before {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -184,5 +193,42 @@ func TestRunEndEstimateCommitsWithResult(t *testing.T) {
 	nano, kind, err := e.ledger.RunSpend(ctx, run.ID)
 	if err != nil || kind != budget.KindCharEstimate || nano != b.SpentNano {
 		t.Fatalf("run spend %v %q %v, budget %v", nano, kind, err, b.SpentNano)
+	}
+}
+
+// A run that never reached a model (no key, a provider's 400, a crash
+// before any output) produced nothing: it costs nothing, records no spend
+// row and does not warn spend_unreported, which stays for runs whose output
+// came without a cost.
+func TestRunWithoutOutputCostsNothing(t *testing.T) {
+	logs := &logBuf{}
+	e := setupTasks(t, Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx := context.Background()
+	for _, msg := range []string{"!error provider said 400: no API key", "!crash"} {
+		r := e.run(t, executor.Mock, msg+"\n"+strings.Repeat("context ", 500))
+		if r.Status != store.RunFailed {
+			t.Fatalf("%q: status %s", msg, r.Status)
+		}
+		if r.CostUSD == nil || *r.CostUSD != 0 || r.CostKind != nil {
+			t.Fatalf("%q: cost %v kind %v, want $0 and no kind", msg, r.CostUSD, r.CostKind)
+		}
+		if n, kind, err := e.ledger.RunSpend(ctx, r.ID); err != nil || n != 0 || kind != "" {
+			t.Fatalf("%q: ledger charged %v %q %v", msg, n, kind, err)
+		}
+		saved := e.ledger2run(t, r.ID)
+		if saved.CostUSD == nil || *saved.CostUSD != 0 || saved.CostKind != nil {
+			t.Fatalf("%q: saved cost %v kind %v", msg, saved.CostUSD, saved.CostKind)
+		}
+	}
+	if strings.Contains(logs.String(), "spend_unreported") {
+		t.Fatalf("a run that produced nothing warned spend_unreported:\n%s", logs.String())
+	}
+	// Output without a cost is still estimated and warned about.
+	r := e.run(t, executor.Mock, "!ok "+strings.Repeat("a", 400)+"\n!error then it broke")
+	if r.CostKind == nil || *r.CostKind != "char-estimate" || r.CostUSD == nil || *r.CostUSD <= 0 {
+		t.Fatalf("output without a cost: %v %v", r.CostUSD, r.CostKind)
+	}
+	if !strings.Contains(logs.String(), "spend_unreported") {
+		t.Fatal("output without a cost did not warn")
 	}
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/worktree"
 	"github.com/oklog/ulid/v2"
@@ -87,7 +88,13 @@ type Options struct {
 	// TeamCritic reports whether a team lets the critic review its tasks'
 	// auto-mode changes (nil: every team does; see backend/review).
 	TeamCritic func(ctx context.Context, teamID string) bool
-	Now        func() time.Time
+	// TaskSecrets reads the values of the vault secrets a task names; an
+	// error (one is missing) fails the run before the runtime starts. nil
+	// gives a task that names secrets none (and fails it).
+	TaskSecrets func(ctx context.Context, names []string) (map[string]string, error)
+	// Quota is the quota governor (nil: no work is held back; quota.go).
+	Quota QuotaGate
+	Now   func() time.Time
 }
 
 // Supervisor owns every live run of this process.
@@ -201,44 +208,14 @@ type StartParams struct {
 	workDir    string // the task's worktree, set by the runner
 	generation int    // successors since the first run of this task hit its turn limit
 	fixes      int    // the critic's fix runs so far in this chain (critic.go)
-	// scopes charges an ad-hoc run to a task's budgets (the critic's).
+	// scopes charges an ad-hoc run to a task's budgets (the critic's),
+	// and hider hides that task's secret values in what it records (the
+	// diff it reviews may hold one).
 	scopes *budget.Scopes
-}
-
-// Handle lets a caller wait for a run it started.
-type Handle struct {
-	ID   string
-	live *liveRun
-}
-
-// Wait blocks until the run has finished and its result is saved, then
-// returns the final ledger row. ctx only bounds the wait, never the run.
-// When the result could not be saved it returns the run as the host now
-// shows it (failed) with an error wrapping ErrNotSaved: a result is never
-// reported before it is durable.
-func (h *Handle) Wait(ctx context.Context) (store.Run, error) {
-	select {
-	case <-h.live.finished:
-		return h.live.final, h.live.saveErr
-	case <-ctx.Done():
-		return store.Run{}, ctx.Err()
-	}
-}
-
-// Successor is the run that continues this task in a fresh session after
-// this one reached its turn limit ("" when none), once Wait has returned.
-func (h *Handle) Successor() string {
-	h.live.mu.Lock()
-	defer h.live.mu.Unlock()
-	return h.live.successor
-}
-
-// Task is the board task as the run left it, once Wait has returned (nil
-// for an ad-hoc run).
-func (h *Handle) Task() *board.Task {
-	h.live.mu.Lock()
-	defer h.live.mu.Unlock()
-	return h.live.taskFinal
+	hider  *redact.Hider
+	// routedFrom is the runtime the governor moved the work away from.
+	routedFrom executor.ID
+	routedWhy  string
 }
 
 // Start records a new run and launches it on its runtime; the run proceeds
@@ -252,7 +229,7 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	var id string
 	if p.TaskID != "" {
 		var err error
-		if tc, id, err = s.startTask(ctx, a, &p); err != nil {
+		if tc, id, err = s.startTask(ctx, &a, &p); err != nil {
 			return nil, err
 		}
 		p.Message = taskMessage(tc.task, p.Message)
@@ -265,6 +242,12 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		}
 		if sc != (budget.Scopes{}) {
 			if err := s.preflight(ctx, sc); err != nil {
+				return nil, err
+			}
+		}
+		if p.Reason == "team-turn" {
+			if err := s.admit(ctx, &a, &p, QuotaWork{AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
+				Message: p.Message, Reason: p.Reason}); err != nil {
 				return nil, err
 			}
 		}
@@ -306,7 +289,7 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	// until the run ends, the live view answers for it, and a row that
 	// cannot be written stops the run like any lost event.
 	create := op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
-		title: title(p.Message), at: now, model: p.Model, onFail: l.persistFailed}
+		title: title(p.Message), prompt: l.view.Prompt, at: now, model: p.Model, onFail: l.persistFailed, reviewKey: reviewKey(p.SessionKey)}
 	if tc != nil {
 		// A claim already names this run: its row must exist before the
 		// run can do anything, or a crash right now would leave a claim

@@ -18,9 +18,13 @@ import (
 // is returned (a claim taken before a later refusal is released).
 type Refusal struct {
 	// Reason is one of not_found, conflict, too_deep, connected_substrate,
-	// budget_paused, workspace_unavailable.
+	// budget_paused, workspace_unavailable, quota.
 	Reason string
 	Msg    string
+	// DeferralID and Until are set when the governor deferred the work
+	// (reason quota): it starts again at Until (Unix ms).
+	DeferralID string
+	Until      int64
 }
 
 func (r *Refusal) Error() string { return r.Reason + ": " + r.Msg }
@@ -46,7 +50,8 @@ type taskCtx struct {
 // board tasks, the tree is not too deep, no budget is paused; then the
 // claim (a loser gets conflict and never retries); then the worktree,
 // whose failure releases the claim.
-func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *StartParams) (*taskCtx, string, error) {
+func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *StartParams) (*taskCtx, string, error) {
+	a := *ap
 	if s.opts.Board == nil {
 		return nil, "", refuse("not_found", "this server has no board")
 	}
@@ -76,6 +81,12 @@ func (s *Supervisor) startTask(ctx context.Context, a executor.Adapter, p *Start
 	}
 	if err := s.preflight(ctx, tc.scopes); err != nil {
 		return nil, "", err
+	}
+	if err := s.admit(ctx, ap, p, QuotaWork{AgentID: p.AgentID, TeamID: tc.scopes.TeamID, TaskID: t.ID, Title: t.Title, Reason: p.Reason}); err != nil {
+		return nil, "", err
+	}
+	if a = *ap; a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {
+		return nil, "", refuse("connected_substrate", "%s works in its own Gateway-owned folders and cannot run board tasks", a.Name())
 	}
 	runID := ulid.Make().String()
 	// Answer for the run from the moment the claim can name it (the board

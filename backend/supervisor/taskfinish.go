@@ -46,6 +46,9 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		switch {
 		case o.budgetStop != "":
 			why = budget.PauseComment(budget.Scope(o.budgetStop))
+		case o.quotaStop != nil && run.Status == store.RunAborted:
+			why = s.opts.Quota.Paused(ctx, QuotaWork{Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: tc.scopes.TeamID,
+				TaskID: taskID, Title: tc.task.Title, Reason: l.params.Reason}, *o.quotaStop)
 		case run.Status == store.RunAborted:
 			why = "The run was stopped before it finished."
 		}

@@ -9,13 +9,17 @@ import (
 	"strings"
 )
 
-const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic`
+const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic, fallback_runtime`
 
 func scanTeam(sc interface{ Scan(...any) error }) (Team, error) {
 	var t Team
 	var leader, repo sql.NullString
-	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic); err != nil {
+	var fallback string
+	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic, &fallback); err != nil {
 		return Team{}, err
+	}
+	if fallback != "" {
+		t.FallbackRuntime = &fallback
 	}
 	if leader.Valid {
 		t.LeaderAgentID = &leader.String

@@ -63,10 +63,14 @@ type Team struct {
 	RepoPath      *string `json:"repoPath"`
 	// Critic lets auto-mode tasks of the team be reviewed after a green
 	// verify (on by default; backend/review).
-	Critic    bool     `json:"critic"`
-	CreatedAt int64    `json:"createdAt"`
-	UpdatedAt int64    `json:"updatedAt"`
-	Members   []Member `json:"members"`
+	Critic bool `json:"critic"`
+	// FallbackRuntime is where the governor routes the team's work when
+	// its member's runtime's usage window is spent and the member has no
+	// fallback of its own (null: it waits instead).
+	FallbackRuntime *string  `json:"fallbackRuntime"`
+	CreatedAt       int64    `json:"createdAt"`
+	UpdatedAt       int64    `json:"updatedAt"`
+	Members         []Member `json:"members"`
 }
 
 // Leader returns the leader member (ok false when the team has none).
@@ -117,6 +121,8 @@ type Input struct {
 	RepoPath      *string
 	ClearRepo     bool
 	Critic        *bool
+	// FallbackRuntime sets the team's fallback runtime ("" clears it).
+	FallbackRuntime *string
 }
 
 func cleanName(n string) (string, error) {
@@ -215,6 +221,14 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Team, error)
 		}
 		if in.Critic != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE teams SET critic = ? WHERE id = ?`, *in.Critic, id); err != nil {
+				return err
+			}
+		}
+		if in.FallbackRuntime != nil {
+			if fb := strings.TrimSpace(*in.FallbackRuntime); len(fb) > 64 || strings.Trim(fb, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+				return invalid("fallbackRuntime must be a runtime id")
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE teams SET fallback_runtime = ? WHERE id = ?`, strings.TrimSpace(*in.FallbackRuntime), id); err != nil {
 				return err
 			}
 		}

@@ -24,6 +24,9 @@
 //     are created on the first write.
 //   - Resolution is env > vault > OpenClaw .env, except for a disconnected
 //     runtime, which gets the vault only.
+//   - Task secrets (tasksecrets.go) are their own namespace: a task secret
+//     is never a provider key, never read from the environment, and
+//     listed by name only.
 package vault
 
 import (

@@ -125,15 +125,16 @@ func (m *Manager) script(ctx context.Context, w Worktree, name, body string, tim
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
+	extra, hide := m.childEnv(w)
 	child, err := proc.Start(runCtx, proc.Spec{Path: m.sh, Args: []string{"-c", body, name}, Dir: w.Path,
-		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes, m.childEnv(w)), Grace: verifyGrace})
+		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes, extra), Grace: verifyGrace})
 	if err != nil {
 		res.Output = "could not start " + name + ": " + err.Error()
 		return res
 	}
 	var buf strings.Builder
 	for l := range child.Lines() {
-		text := l.Text
+		text := hide.Hide(l.Text)
 		if l.Truncated {
 			text += " [line cut]"
 		}
@@ -167,19 +168,24 @@ func (m *Manager) script(ctx context.Context, w Worktree, name, body string, tim
 }
 
 // childEnv is what the host adds to a verify, setup or teardown child's
-// environment: CI=1, the task id, a git ceiling above the worktree, and the
-// task's own variables (its ports) from Options.TaskEnv, CLAWBOO_* only.
-func (m *Manager) childEnv(w Worktree) map[string]string {
-	extra := map[string]string{}
+// environment: the task's own variables from Options.TaskEnv (its ports,
+// CLAWBOO_*, and its vault secrets, which may not take a name the host
+// owns), then CI=1, the task id and a git ceiling above the worktree. The
+// Hider hides the secrets' values in what the child prints.
+func (m *Manager) childEnv(w Worktree) (map[string]string, *redact.Hider) {
+	extra, secrets := map[string]string{}, map[string]string{}
 	if m.taskEnv != nil {
 		for k, v := range m.taskEnv(w.TaskID) {
-			if strings.HasPrefix(k, "CLAWBOO_") {
+			switch {
+			case strings.HasPrefix(k, "CLAWBOO_"):
 				extra[k] = v
+			case !proc.HostOwned(k):
+				extra[k], secrets[k] = v, v
 			}
 		}
 	}
 	extra["CI"] = "1"
 	extra["CLAWBOO_TASK_ID"] = w.TaskID
 	extra["GIT_CEILING_DIRECTORIES"] = filepath.Dir(w.Path)
-	return extra
+	return extra, redact.Values(secrets)
 }

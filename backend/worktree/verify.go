@@ -85,7 +85,7 @@ func (m *Manager) runVerify(ctx context.Context, w Worktree, v Verification, tim
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	extra := m.childEnv(w)
+	extra, hide := m.childEnv(w)
 	start := time.Now()
 	child, err := proc.Start(runCtx, proc.Spec{Path: m.sh, Args: []string{"-c", command}, Dir: w.Path,
 		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes, extra), Grace: verifyGrace})
@@ -95,7 +95,7 @@ func (m *Manager) runVerify(ctx context.Context, w Worktree, v Verification, tim
 	}
 	var buf strings.Builder
 	for l := range child.Lines() {
-		buf.WriteString(l.Text)
+		buf.WriteString(hide.Hide(l.Text))
 		if l.Truncated {
 			buf.WriteString(" [line cut]")
 		}

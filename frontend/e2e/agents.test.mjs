@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { apiOk } from './api.mjs';
 
 requireBin();
 
@@ -34,14 +35,7 @@ after(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${server.url}${path}`, init);
-  const json = await res.json();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (method, path, body) => apiOk(server, method, path, body);
 
 /** Waits until the text of the first `testid` in scope matches re; fails with what it shows. */
 async function waitText(page, testid, re, timeout = 10_000, scope = page) {
@@ -126,14 +120,14 @@ describe('agents', { timeout: 60_000 }, () => {
       // The shell switch asks first, in the seed's words; cancelling leaves it off.
       const shellSwitch = page.getByTestId('agent-shell-switch');
       const confirm = page.getByTestId('shell-confirm');
-      assert.match(await dialog.textContent(), /Let this Boo ask to run commands/);
+      assert.match(await dialog.textContent(), /Let this agent ask to run commands/);
       assert.match(
         await dialog.textContent(),
         /You are asked before every command\. Nothing is remembered, so a command you allowed once will ask again the next time\./,
       );
       await shellSwitch.click();
       await confirm.waitFor();
-      assert.equal(await confirm.getByRole('heading').textContent(), 'Let this Boo ask to run commands?');
+      assert.equal(await confirm.getByRole('heading').textContent(), 'Let this agent ask to run commands?');
       assert.match(
         await confirm.textContent(),
         /It will be able to propose running programs on this computer\. You are asked to approve every command before it runs, and nothing is remembered, so you will see each one\./,
@@ -149,7 +143,7 @@ describe('agents', { timeout: 60_000 }, () => {
       assert.equal(await shellSwitch.isChecked(), true);
       assert.equal(
         await page.getByTestId('shell-note').textContent(),
-        'Commands run in this Boo\u2019s working folder, as you, with access to the network. One program at a time: it cannot use pipes, redirects, or a shell.',
+        'Commands run in this agent\u2019s working folder, as you, with access to the network. One program at a time: it cannot use pipes, redirects, or a shell.',
       );
       await page.getByTestId('agent-max-turns').fill('24');
       await page.getByTestId('agent-budget').fill('1.5');
@@ -263,8 +257,9 @@ describe('agents', { timeout: 60_000 }, () => {
       const { task } = await api('POST', '/api/board', { title: 'Agent task', kind: 'research' });
       await page.goto(`${server.url}/#/board/${task.id}`);
       await page.waitForSelector(`[data-testid="task-drawer"][data-task-id="${task.id}"]`);
-      await page.waitForSelector(`[data-testid="task-run-agent"] option[value="${id}"]`, { state: 'attached' });
-      await page.getByTestId('task-run-agent').selectOption(id);
+      // The agent is chosen from a searchable list (a combobox).
+      await page.getByTestId('task-run-agent').click();
+      await page.locator(`[data-testid="task-run-agent-option"][data-agent-id="${id}"]`).click();
       assert.equal(await page.getByTestId('task-run-runtime').inputValue(), 'clawboo-mock', 'the agent picks its runtime');
       await page.getByTestId('task-run-message').fill('!ok via the agent');
       await page.getByTestId('task-run-start').click();

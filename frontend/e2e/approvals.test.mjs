@@ -10,13 +10,13 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/approvals.test.mjs)
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { askToDelete, connectTools, pathExists, pendingApprovalId } from './mcptools.mjs';
+import { apiAnswer } from './api.mjs';
 
 const bin = requireBin();
 
@@ -24,7 +24,8 @@ let server;
 let browser;
 let home;
 let env;
-let tools; // { url, auth, session }
+/** clawboo-tools: call(method, params, notification). */
+let mcp;
 
 before(async () => {
   // A fresh HOME: delete_path only ever touches folders made here.
@@ -32,17 +33,7 @@ before(async () => {
   env = { ...process.env, HOME: home, CLAWBOO_VAULT: 'file' };
   server = await startServer({ env });
   browser = await launchBrowser();
-  const { stdout } = await promisify(execFile)(bin, ['mcp', 'config', '--client', 'json', '--home', server.home], { env });
-  const cfg = JSON.parse(stdout.slice(stdout.indexOf('{')));
-  const t = cfg.mcpServers['clawboo-tools'];
-  tools = { url: t.url, auth: t.headers.Authorization, session: '' };
-  const init = await mcp('initialize', {
-    protocolVersion: '2025-03-26',
-    capabilities: {},
-    clientInfo: { name: 'clawboo-e2e', version: '1' },
-  });
-  assert.equal(init.result.serverInfo.name, 'clawboo-tools');
-  await mcp('notifications/initialized', undefined, true);
+  mcp = await connectTools(bin, server, env);
 });
 
 after(async () => {
@@ -51,65 +42,15 @@ after(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-let nextId = 1;
+const askDelete = (name, why) => askToDelete(mcp, home, name, why);
 
-/** One JSON-RPC call to clawboo-tools over streamable HTTP (a JSON or an SSE answer). */
-async function mcp(method, params, notification = false) {
-  const body = { jsonrpc: '2.0', method };
-  if (!notification) body.id = nextId++;
-  if (params !== undefined) body.params = params;
-  const headers = { Authorization: tools.auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-  if (tools.session) headers['Mcp-Session-Id'] = tools.session;
-  const res = await fetch(tools.url, { method: 'POST', headers, body: JSON.stringify(body) });
-  assert.ok(res.ok || (notification && res.status === 202), `${method}: ${res.status} ${await res.clone().text()}`);
-  tools.session = res.headers.get('mcp-session-id') ?? tools.session;
-  if (notification) return null;
-  const text = await res.text();
-  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const data = text
-      .split('\n')
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).trim());
-    return JSON.parse(data[data.length - 1]);
-  }
-  return JSON.parse(text);
-}
+const api = (method, path, body) => apiAnswer(server, method, path, body);
 
-/** Asks to delete a new folder in HOME; resolves with the tool's result once a person answers. */
-async function askDelete(name, why) {
-  const path = join(home, name);
-  await mkdir(path, { recursive: true });
-  const answer = mcp('tools/call', { name: 'delete_path', arguments: { path, why } });
-  // A failing test may never await it; the server's shutdown must not become an unhandled rejection.
-  answer.catch(() => {});
-  return { path, answer };
-}
-
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${server.url}${path}`, init);
-  return { status: res.status, json: await res.json() };
-}
-
-async function exists(p) {
-  return stat(p).then(
-    () => true,
-    () => false,
-  );
-}
+const exists = pathExists;
 
 const card = (page, id) => page.locator(`[data-testid="approval-card"][data-approval-id="${id}"]`);
 
-async function pendingId(path) {
-  for (let i = 0; i < 100; i++) {
-    const { json } = await api('GET', '/api/approvals');
-    const found = json.approvals.find((a) => a.args?.includes(path));
-    if (found) return found.id;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`no pending approval for ${path}`);
-}
+const pendingId = (path) => pendingApprovalId(server, path);
 
 describe('approvals', () => {
   test('a request shows live with its details, the badge counts it, and Allow lets it run', async () => {

@@ -366,17 +366,19 @@ describe('board', { timeout: 60_000 }, () => {
 
 describe('spend', { timeout: 30_000 }, () => {
   test('a budget created in the editor shows up, follows the stream, and can be deleted', async () => {
+    // The page's agents list is read as it opens (and on reconnects), so the agent exists first.
+    const { agent } = await apiPost('/api/agents', { name: 'Budgeted', runtime: 'clawboo-mock' });
     const { page, context, problems } = await openPage(browser, `${server.url}/#/spend`);
     try {
       await page.getByTestId('budget-form').waitFor();
-      // A budget names an agent that exists.
-      const { agent } = await apiPost('/api/agents', { name: 'Budgeted', runtime: 'clawboo-mock' });
+      // A budget names an agent that exists, chosen from the list of names: a typed name matching none chooses nothing.
       await page.getByTestId('budget-scope').selectOption('agent');
       await page.getByTestId('budget-scope-id').fill('e2e-nobody');
       await page.getByTestId('budget-limit').fill('5');
       await page.getByTestId('budget-save').click();
-      await waitText(page, 'budget-form-error', /no agent/);
-      await page.getByTestId('budget-scope-id').fill(agent.id);
+      await waitText(page, 'budget-form-error', /Choose the agent/);
+      await page.getByTestId('budget-scope-id').fill('Budget');
+      await page.locator(`[data-testid="budget-scope-id-option"][data-id="${agent.id}"]`).click();
       await page.getByTestId('budget-limit').fill('nonsense');
       await page.getByTestId('budget-save').click();
       await waitText(page, 'budget-form-error', /amount in dollars/);
@@ -413,7 +415,8 @@ describe('spend', { timeout: 30_000 }, () => {
     try {
       await page.getByTestId('budget-form').waitFor();
       assert.equal(await page.getByTestId('budget-scope').inputValue(), 'mission');
-      await page.getByTestId('budget-scope-id').fill(task.id);
+      await page.getByTestId('budget-scope-id').fill('Capped mission');
+      await page.locator(`[data-testid="budget-scope-id-option"][data-id="${task.id}"]`).click();
       await page.getByTestId('budget-limit').fill('0.10');
       await page.getByTestId('budget-save').click();
       const row = page.locator(`[data-testid="budget-row"][data-scope="mission"][data-scope-id="${task.id}"]`);

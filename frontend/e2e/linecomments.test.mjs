@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { apiOk } from './api.mjs';
 import { makeRepoIn } from './repos.mjs';
 
 requireBin();
@@ -36,14 +37,7 @@ after(async () => {
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);
 
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${server.url}${path}`, init);
-  const json = await res.json();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (method, path, body) => apiOk(server, method, path, body);
 
 /** A code task in review whose diff adds hello.txt, made by the mock. */
 async function taskInReview(title) {

@@ -180,14 +180,16 @@ describe('OpenClaw', { timeout: 90_000 }, () => {
       const start = page.getByTestId('task-run-start');
       await start.waitFor();
       assert.equal(await page.getByTestId('task-run-substrate').count(), 0);
-      await page.getByTestId('task-run-agent').selectOption(agent.body.agent.id);
+      await page.getByTestId('task-run-agent').click();
+      await page.locator(`[data-testid="task-run-agent-option"][data-agent-id="${agent.body.agent.id}"]`).click();
       await page.getByTestId('task-run-substrate').waitFor();
       assert.match(await page.getByTestId('task-run-substrate').textContent(), /OpenClaw agents .* cannot run board tasks/);
       assert.equal(await start.getAttribute('aria-disabled'), 'true');
       await start.click({ force: true });
       assert.equal(await page.getByTestId('task-run-error').count(), 0, 'nothing was sent');
       assert.equal((await api(`/api/board/${task.body.task.id}`)).body.task.status, 'todo');
-      await page.getByTestId('task-run-agent').selectOption('');
+      await page.getByTestId('task-run-agent').click();
+      await page.locator('[data-testid="task-run-agent-option"][data-agent-id=""]').click();
       assert.equal(await page.getByTestId('task-run-substrate').count(), 0);
       assert.notEqual(await start.getAttribute('aria-disabled'), 'true');
       assert.deepEqual(problems, []);

@@ -230,7 +230,8 @@ describe('teams', { timeout: 120_000 }, () => {
       await page.getByTestId('new-task-title').fill('Inside the team');
       await page.getByTestId('new-task-kind').selectOption('research');
       await page.getByTestId('new-task-team').selectOption(team.id);
-      await page.getByTestId('new-task-assignee').selectOption(agent.id);
+      await page.getByTestId('new-task-assignee').click();
+      await page.locator(`[data-testid="new-task-assignee-option"][data-agent-id="${agent.id}"]`).click();
       await page.getByTestId('new-task-submit').click();
       await page.getByTestId('new-task-dialog').waitFor({ state: 'hidden' });
       const made = (await api('GET', `/api/board?teamId=${encodeURIComponent(team.id)}`)).tasks;

@@ -23,6 +23,12 @@
 //     reports only its own share as a cost event with the CLI's USD
 //     (ledger kind "reported"). A --resume starts the CLI's total at zero
 //     (measured on 2.1.197), so nothing is carried between runs.
+//   - A rate_limit_event (written only for a claude.ai login, from the
+//     API's anthropic-ratelimit-unified-* headers, whenever the CLI's view
+//     of the limit changes) is a quota event for its rateLimitType window,
+//     resetsAt turned from seconds to milliseconds; an odd one is skipped.
+//     On a spent window it comes before the 429's error result, so the
+//     rejected window is reported before the run ends.
 //   - Exactly one done per run: success, max_turns (error_max_turns),
 //     aborted (an interrupt control request, then the process group is
 //     stopped after a grace period), or error (an API error arrives as

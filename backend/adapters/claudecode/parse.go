@@ -123,6 +123,8 @@ type wire struct {
 	Response  *struct {
 		RequestID string `json:"request_id"`
 	} `json:"response"`
+	// rate_limit_event
+	RateLimitInfo json.RawMessage `json:"rate_limit_info"`
 }
 
 type block struct {
@@ -160,6 +162,8 @@ func (m *Mapper) Line(line []byte, truncated bool) Parsed {
 		return Parsed{Events: m.user(w)}
 	case "result":
 		return Parsed{Result: m.result(w)}
+	case "rate_limit_event":
+		return Parsed{Events: rateLimit(w.RateLimitInfo)}
 	case "control_request":
 		return Parsed{ControlRequest: w.RequestID}
 	case "control_response":

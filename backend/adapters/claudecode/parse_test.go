@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,6 +114,12 @@ func brief(ev executor.Event) string {
 		return "error " + ev.Code + " " + ev.Message
 	case executor.KindDone:
 		return "done " + string(ev.Reason) + " " + ev.Summary
+	case executor.KindQuota:
+		q, u := ev.Quota, "-"
+		if q.Utilization != nil {
+			u = jsonNum(*q.Utilization)
+		}
+		return "quota " + q.Window + " " + q.Status + " " + u + " " + strconv.FormatInt(q.ResetsAt, 10) + " " + q.Source + q.Account
 	}
 	return string(ev.Kind)
 }
@@ -358,5 +365,61 @@ func TestCostNeverNegative(t *testing.T) {
 	}
 	if m.Cost(Result{}) != nil {
 		t.Fatal("no total, no cost event")
+	}
+}
+
+// rate_limit_event lines as the pinned CLI wrote them against fakeanthropic
+// with unified headers (a claude.ai login), then odd ones: every odd or
+// partial event is skipped, and none ends the run.
+func TestParseRateLimitEvent(t *testing.T) {
+	ev := func(info string) string {
+		return `{"type":"rate_limit_event","rate_limit_info":` + info + `,"uuid":"u1","session_id":"s1"}`
+	}
+	cases := []struct{ line, want string }{
+		{ev(`{"status":"allowed_warning","resetsAt":1796232106,"rateLimitType":"five_hour","utilization":0.93,"isUsingOverage":false,"surpassedThreshold":0.9}`),
+			"quota five_hour allowed_warning 0.93 1796232106000 rate_limit_event"},
+		{ev(`{"status":"rejected","resetsAt":1796232112,"rateLimitType":"five_hour","isUsingOverage":false}`),
+			"quota five_hour rejected - 1796232112000 rate_limit_event"},
+		{ev(`{"status":"allowed","resetsAt":1796232112,"rateLimitType":"seven_day","isUsingOverage":false,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled"}`),
+			"quota seven_day allowed - 1796232112000 rate_limit_event"},
+		// Names the CLI's schema lists, and one it may add later, lower-cased.
+		{ev(`{"status":"allowed","rateLimitType":"seven_day_opus"}`), "quota seven_day_opus allowed - 0 rate_limit_event"},
+		{ev(`{"status":"Rejected","rateLimitType":"Seven_Day_Fable","resetsAt":1796232112.4}`), "quota seven_day_fable rejected - 1796232112400 rate_limit_event"},
+		// A reset already in milliseconds is kept; a nonsense one is unknown.
+		{ev(`{"status":"allowed","rateLimitType":"overage","resetsAt":1796232112000}`), "quota overage allowed - 1796232112000 rate_limit_event"},
+		{ev(`{"status":"allowed","rateLimitType":"overage","resetsAt":-5}`), "quota overage allowed - 0 rate_limit_event"},
+		{ev(`{"status":"allowed","rateLimitType":"overage","resetsAt":1e300}`), "quota overage allowed - 0 rate_limit_event"},
+		// A utilization that is not a fraction is dropped, the window kept.
+		{ev(`{"status":"allowed_warning","rateLimitType":"five_hour","utilization":93}`), "quota five_hour allowed_warning - 0 rate_limit_event"},
+		{ev(`{"status":"allowed_warning","rateLimitType":"five_hour","utilization":-0.1}`), "quota five_hour allowed_warning - 0 rate_limit_event"},
+		{ev(`{"status":"allowed_warning","rateLimitType":"five_hour","utilization":1}`), "quota five_hour allowed_warning 1.0 0 rate_limit_event"},
+		// Skipped: no window, no or unknown status, a name that is not a
+		// plain word or is too long, info of the wrong shape, no info.
+		{ev(`{"status":"allowed","resetsAt":1796232112}`), ""},
+		{ev(`{"resetsAt":1796232112,"rateLimitType":"five_hour"}`), ""},
+		{ev(`{"status":"throttled","rateLimitType":"five_hour"}`), ""},
+		{ev(`{"status":"allowed","rateLimitType":"five hour"}`), ""},
+		{ev(`{"status":"allowed","rateLimitType":"five-hour"}`), ""},
+		{ev(`{"status":"allowed","rateLimitType":"` + strings.Repeat("w", 41) + `"}`), ""},
+		{ev(`{"status":"allowed","rateLimitType":7}`), ""},
+		{ev(`{"status":"allowed","rateLimitType":"five_hour","resetsAt":"soon"}`), ""},
+		{ev(`"allowed"`), ""},
+		{ev(`null`), ""},
+		{`{"type":"rate_limit_event"}`, ""},
+		{`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","rateLimitType":"five_hour"`, ""},
+	}
+	for _, c := range cases {
+		p := NewMapper().Line([]byte(c.line), false)
+		if p.Result != nil || p.Replay != "" || p.ControlRequest != "" {
+			t.Fatalf("%s: parsed as %+v", c.line, p)
+		}
+		got := strings.Join(briefs(p.Events), "; ")
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.line, got, c.want)
+		}
+	}
+	// A rate_limit_event cut at the reader's bound is dropped, not guessed.
+	if p := NewMapper().Line([]byte(ev(`{"status":"rejected","rateLimitType":"five_hour"}`))[:60], true); len(p.Events) != 0 {
+		t.Fatalf("truncated: %v", briefs(p.Events))
 	}
 }

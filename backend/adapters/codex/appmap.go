@@ -10,6 +10,8 @@ import (
 // events (runtimes-protocols.md section 3.5). Set Thread once thread/start
 // or thread/resume answered and Turn once turn/start answered; Totals
 // starts at the thread's totals before the run (from the resume handle).
+// Usage windows (account/rateLimits/updated, a usageLimitExceeded error)
+// become quota events (quota.go).
 type AppMapper struct {
 	Thread, Turn, Model string
 	Totals              Totals
@@ -19,6 +21,7 @@ type AppMapper struct {
 	tools    map[string]string // open tool calls: item id → name
 	lastText string
 	errMsg   string
+	q        quotaState // usage windows (quota.go)
 }
 
 type usageBreakdown struct {
@@ -37,7 +40,8 @@ type appParams struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 		Error  *struct {
-			Message string `json:"message"`
+			Message        string          `json:"message"`
+			CodexErrorInfo json.RawMessage `json:"codexErrorInfo"`
 		} `json:"error"`
 		Items []item `json:"items"`
 	} `json:"turn"`
@@ -45,7 +49,8 @@ type appParams struct {
 		Total usageBreakdown `json:"total"`
 	} `json:"tokenUsage"`
 	Error *struct {
-		Message string `json:"message"`
+		Message        string          `json:"message"`
+		CodexErrorInfo json.RawMessage `json:"codexErrorInfo"`
 	} `json:"error"`
 	WillRetry bool `json:"willRetry"`
 }
@@ -116,6 +121,8 @@ func (m *AppMapper) Notify(method string, raw json.RawMessage) (evs []executor.E
 		if u := usageDelta(prev, now); u != nil {
 			return []executor.Event{costEvent(u, m.Model)}, nil
 		}
+	case "account/rateLimits/updated":
+		return m.rateLimits(raw), nil
 	case "error":
 		if p.Error == nil {
 			return nil, nil
@@ -124,6 +131,9 @@ func (m *AppMapper) Notify(method string, raw json.RawMessage) (evs []executor.E
 			return []executor.Event{executor.Status(executor.PhaseRunning, "retrying: "+cut(p.Error.Message))}, nil
 		}
 		m.errMsg = p.Error.Message
+		if isUsageLimit(p.Error.CodexErrorInfo) {
+			return m.usageLimit(), nil
+		}
 	case "turn/completed":
 		if p.Turn == nil || (m.Turn != "" && p.Turn.ID != m.Turn) {
 			return nil, nil
@@ -143,6 +153,9 @@ func (m *AppMapper) Notify(method string, raw json.RawMessage) (evs []executor.E
 			msg := m.errMsg
 			if p.Turn.Error != nil && p.Turn.Error.Message != "" {
 				msg = p.Turn.Error.Message
+			}
+			if p.Turn.Error != nil && isUsageLimit(p.Turn.Error.CodexErrorInfo) {
+				evs = append(evs, m.usageLimit()...)
 			}
 			if msg == "" {
 				msg = "codex turn " + p.Turn.Status

@@ -139,6 +139,12 @@ func (s *session) initialized(_ json.RawMessage, e *rpcError) {
 	}
 	s.ready = true
 	s.send(rpcMsg{Method: "initialized"})
+	// No account/rateLimits/read here: codex 0.171.0 answers it only for
+	// a ChatGPT login (an API key gets -32600 "codex account
+	// authentication required to read rate limits"); for a ChatGPT login
+	// it is a GET of <chatgpt_base_url>/wham/usage (chatgpt.com), a
+	// network call per run. The windows arrive instead as
+	// account/rateLimits/updated after each model answer (quota.go).
 	r := s.r
 	params := map[string]any{"cwd": r.dir(), "approvalPolicy": "never", "sandbox": "danger-full-access"}
 	if r.req.Model != "" {

@@ -224,14 +224,16 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		}
 		return nil, err
 	}
-	extra := map[string]string{"CODEX_HOME": home}
+	extra := map[string]string{}
+	for k, v := range req.Env {
+		extra[k] = v
+	}
+	// The host's own variables win over the run's (a task's secrets).
+	extra["CODEX_HOME"] = home
 	for _, name := range []string{"OPENAI_API_KEY", "CODEX_API_KEY", prov.ProviderEnv} {
 		if name != "" && hasKey(name) {
 			extra[name] = keys[name]
 		}
-	}
-	for k, v := range req.Env {
-		extra[k] = v
 	}
 	if mcp != nil {
 		for k, v := range mcp.Env {

@@ -31,6 +31,7 @@
 //	!cost <usd> [model]               a cost event with the runtime's own USD
 //	!usage <in> <out> [model]         a cost event with tokens and no price
 //	!localcost <in> <out> [model]     a cost event of a free local model
+//	!quota <window> <pct> [status] [resets-in-s]  a usage window (quota.go)
 //	!write <path> <text>              write text to a file in the working folder
 //	!delegate <@member> [kind=<k>] [repo=<path>] <task>  a leader's delegation (a "delegate" tool call
 //	                                  and its result); "\n" in the task is a new line,
@@ -278,6 +279,10 @@ func (r *run) step(d Directive) bool {
 		return r.emit(costEvent(d))
 	case "session":
 		return r.emit(executor.SessionStarted(strings.TrimSpace(d.Arg), "mock"))
+	case "quota":
+		if ev, ok := quotaEvent(d.Arg, time.Now()); ok {
+			return r.emit(ev)
+		}
 	case "write":
 		return r.write(d.Arg)
 	case "delegate":

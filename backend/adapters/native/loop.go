@@ -55,6 +55,9 @@ type turn struct {
 	complete bool // the response ended with Done
 	provider string
 	model    string
+	// limits are the rate-limit windows the turn's provider answers
+	// stated (every candidate's, through a fallback router).
+	limits []llm.RateLimit
 }
 
 // session is the transcript state of a run.
@@ -153,6 +156,9 @@ func (r *run) loop() {
 		}
 		req := llm.Request{Model: model, System: system, Messages: slices.Clone(msgs), Tools: r.tools.defs, MaxTokens: MaxTokens}
 		t, err := r.stream(provider, req)
+		if !r.emitQuota(t.limits) {
+			return
+		}
 		if t.complete && !r.emitCost(t) {
 			return
 		}
@@ -213,9 +219,11 @@ func assistantMessage(t turn) llm.Message {
 
 // stream runs one turn, emitting text and reasoning as it arrives. Abort
 // closes the stream at once.
-func (r *run) stream(p llm.Provider, req llm.Request) (turn, error) {
-	t := turn{provider: p.ID(), model: req.Model}
-	st, err := p.Stream(r.ctx, req)
+func (r *run) stream(p llm.Provider, req llm.Request) (t turn, err error) {
+	t = turn{provider: p.ID(), model: req.Model}
+	var lim rateLimits
+	defer func() { t.limits = lim.all() }()
+	st, err := p.Stream(llm.WithRateLimits(r.ctx, lim.add), req)
 	if err != nil {
 		return t, err
 	}
@@ -303,7 +311,7 @@ func (r *run) runTools(calls []llm.ToolCall) (results []llm.Block, ok bool, trip
 		if !r.emit(executor.ToolResult(c.ID, c.Name, o.out, o.isErr)) {
 			return results, false, ""
 		}
-		if o.denied != "" && !r.emit(executor.Error("policy_denied", c.Name+": "+o.out, false)) {
+		if o.denied != "" && !r.emit(executor.Error(deniedErrorCode(o.denied), c.Name+": "+o.out, false)) {
 			return results, false, ""
 		}
 		results = append(results, llm.Block{Type: llm.ToolResult, ID: c.ID, Text: o.out, IsError: o.isErr})
@@ -313,10 +321,27 @@ func (r *run) runTools(calls []llm.ToolCall) (results []llm.Block, ok bool, trip
 		}
 		r.denyStreak++
 		if r.denyStreak >= RepeatDenialLimit {
-			tripped = fmt.Sprintf("stopped by the repeat-denial breaker: %d policy denials in a row (last: %s: %s)", r.denyStreak, c.Name, o.denied)
+			tripped = fmt.Sprintf("stopped by the repeat-denial breaker: %d refused tool calls in a row (last: %s: %s)", r.denyStreak, c.Name, o.denied)
 		}
 	}
 	return results, true, tripped
+}
+
+// Error codes of a refused tool call's error event: arguments that do not
+// fit the tool (run_command's argv check, an MCP tool's invalid_args) are
+// the model's mistake, not a policy's answer, and are labelled so; every
+// other refusal is a policy denial.
+const (
+	codeInvalidArguments = "invalid_arguments"
+	codePolicyDenied     = "policy_denied"
+)
+
+func deniedErrorCode(denied string) string {
+	switch denied {
+	case deniedInvalid, "invalid_args":
+		return codeInvalidArguments
+	}
+	return codePolicyDenied
 }
 
 // finishError ends the run with a fatal error.
@@ -343,7 +368,7 @@ func (r *run) persist(s session, msgs []llm.Message, handoff string) {
 	}
 	t := Transcript{Version: TranscriptVersion, SessionID: s.id, SessionKey: r.req.SessionKey,
 		Messages: closeOpenCalls(msgs), Handoff: handoff}
-	if err := s.store.save(t); err != nil {
+	if err := s.store.save(t, runSecrets(r.req.Env)); err != nil {
 		r.a.opts.Log.Warn("native transcript not saved", "run", r.req.RunID, "session", s.id, "err", err)
 	}
 }

@@ -11,6 +11,10 @@
 //     arrives as the first user message; nothing volatile enters System.
 //   - Every provider response emits one cost event with that turn's
 //     deltas and the model and provider that served it.
+//   - The rate-limit windows a turn's provider answers stated in their
+//     headers (llm.WithRateLimits) are emitted as quota events, account
+//     the provider id, when the turn's stream ends: before its cost
+//     event, and a 429's rejected window before the run's error.
 //   - Terminals: no tool calls → success; maxTurns → max_turns with a
 //     handoff note for a fresh successor session; abort → aborted; provider
 //     error or context overflow → error. Every terminal writes the
@@ -141,13 +145,13 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	if m := strings.TrimSpace(req.Model); m != "" {
 		model = m
 	}
-	binding := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, ReadOnly: cfg.Tools.Tasks == TasksRead}
+	binding := mcp.Binding{TeamID: req.TeamID, AgentID: req.AgentID, ReadOnly: cfg.Tools.Tasks == TasksRead, RunID: string(req.RunID)}
 	var r *run
 	var shell *shellTool
 	if shellAvailable(cfg, req.WorkDir, a.opts.Ask) {
 		shell = &shellTool{
 			dir: req.WorkDir, ask: a.opts.Ask, timeout: a.opts.CommandTimeout, grace: a.opts.CommandGrace,
-			environ: commandEnv,
+			environ: func() []string { return commandEnv(req.Env) },
 			info: AskRequest{Folder: req.WorkDir, AgentID: req.AgentID, TeamID: req.TeamID,
 				TaskID: taskOf(req.SessionKey), RunID: string(req.RunID)},
 			emit: func(ev executor.Event) bool { return r.emit(ev) },

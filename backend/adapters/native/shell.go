@@ -567,6 +567,3 @@ func (s *shellTool) exec(ctx context.Context, path string, argv []string) toolOu
 	}
 	return toolOutcome{out: b.String(), isErr: isErr}
 }
-
-// commandEnv is the child's environment: the allowlist, nothing else.
-func commandEnv() []string { return proc.AllowEnv(os.Environ(), proc.BaseEnv, nil, nil) }

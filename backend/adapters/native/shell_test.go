@@ -106,7 +106,7 @@ func argvJSON(argv ...string) string {
 
 // newShell is one run's run_command, called directly.
 func newShell(t *testing.T, a *asker) *shellTool {
-	return &shellTool{dir: t.TempDir(), ask: a.ask, timeout: CommandTimeout, grace: CommandGrace, environ: commandEnv,
+	return &shellTool{dir: t.TempDir(), ask: a.ask, timeout: CommandTimeout, grace: CommandGrace, environ: func() []string { return commandEnv(nil) },
 		info: AskRequest{AgentID: "agent-1", RunID: "run-1"}}
 }
 

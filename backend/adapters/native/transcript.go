@@ -15,6 +15,7 @@ import (
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/llm"
+	"github.com/clawboo/desktop/backend/redact"
 )
 
 // TranscriptVersion is the version of the stored transcript format.
@@ -126,8 +127,10 @@ func (s sessions) load(id string) (Transcript, error) {
 	return t, nil
 }
 
-// save writes t atomically (temp file, then rename).
-func (s sessions) save(t Transcript) error {
+// save writes t atomically (temp file, then rename), with the run's task
+// secrets hidden in every string (a resumed session reads "[secret NAME]"
+// where a command printed the value; the agent can read it again).
+func (s sessions) save(t Transcript, hide *redact.Hider) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
 	}
@@ -135,6 +138,7 @@ func (s sessions) save(t Transcript) error {
 	if err != nil {
 		return err
 	}
+	b = hide.HideJSON(b)
 	f, err := os.CreateTemp(s.dir, ".tmp-*.json")
 	if err != nil {
 		return err

@@ -95,6 +95,7 @@ type Client struct {
 	ready   chan struct{} // closed while conn != nil
 	state   State
 	keys    map[string]int // session keys subscribed for session.message
+	granted granted        // what the current connection's hello-ok allowed
 	started bool
 
 	wake   chan struct{}
@@ -369,6 +370,7 @@ func (c *Client) loop() {
 		backoff = c.o.MinBackoff
 		c.mu.Lock()
 		c.conn = conn
+		c.granted = grantedBy(h)
 		close(c.ready)
 		keys := make([]string, 0, len(c.keys))
 		for k := range c.keys {
@@ -387,6 +389,7 @@ func (c *Client) loop() {
 		cancel()
 		c.mu.Lock()
 		c.conn = nil
+		c.granted = granted{}
 		c.ready = make(chan struct{})
 		c.mu.Unlock()
 		c.events.PublishMust(Event{Name: EventDisconnected})

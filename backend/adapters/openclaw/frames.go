@@ -103,6 +103,16 @@ type hello struct {
 		MaxPayload     int64 `json:"maxPayload"`
 		TickIntervalMs int64 `json:"tickIntervalMs"`
 	} `json:"policy"`
+	// Auth is the socket's live authority: the scopes RPC dispatch
+	// enforces (which may be fewer than were asked for).
+	Auth struct {
+		Role   string   `json:"role"`
+		Scopes []string `json:"scopes"`
+	} `json:"auth"`
+	// Features.Methods lists the RPC methods this Gateway serves.
+	Features struct {
+		Methods []string `json:"methods"`
+	} `json:"features"`
 }
 
 // Who this client says it is. client.id and client.mode must come from

@@ -95,7 +95,7 @@ func CheckStream(t *testing.T, id executor.RunID, evs []executor.Event) executor
 		}
 		switch ev.Kind {
 		case executor.KindStatus, executor.KindTextDelta, executor.KindToolCall, executor.KindToolResult,
-			executor.KindCost, executor.KindError:
+			executor.KindCost, executor.KindError, executor.KindQuota:
 		case executor.KindDone:
 			if i != len(evs)-1 {
 				t.Fatalf("done at %d of %d: nothing may follow done", i, len(evs))

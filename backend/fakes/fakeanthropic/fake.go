@@ -13,6 +13,9 @@
 //     rule, another call of the same tool (Loop), or its AfterTool text.
 //   - A rule with Error answers with that HTTP error in the API's JSON
 //     shape; a rule with DelayMS waits first (or until the client goes).
+//   - Unified rate-limit headers (a rule's Unified, else SetUnified's) go
+//     on an answer only when set; status rejected turns it into the API's
+//     429. Unset, nothing about an answer changes.
 //   - Every request is logged for assertions; nothing here touches the
 //     network beyond the listener the test gives it.
 package fakeanthropic
@@ -37,7 +40,8 @@ import (
 // every result with the same tool call again (a turn that never ends on
 // its own, for turn limits). Thinking puts a thinking block (with a
 // signature) before the reply. Error makes the reply an API error; DelayMS
-// delays the reply.
+// delays the reply. Unified puts subscription rate-limit headers on the
+// reply and its follow-ups (see Unified).
 type Rule struct {
 	Match      string         `json:"match"`
 	Tool       string         `json:"tool,omitempty"`
@@ -50,6 +54,7 @@ type Rule struct {
 	Loop       bool           `json:"loop,omitempty"`
 	Error      *Failure       `json:"error,omitempty"`
 	DelayMS    int            `json:"delay_ms,omitempty"`
+	Unified    *Unified       `json:"unified,omitempty"`
 }
 
 // Failure is an API error reply: an HTTP status and the error's type and
@@ -68,6 +73,7 @@ type Server struct {
 	seq   atomic.Int64
 	// pending maps a tool_use id to the rule that made it.
 	pending map[string]Rule
+	unified *Unified
 }
 
 // Request is what the fake saw of one model call.
@@ -77,6 +83,8 @@ type Request struct {
 	UserText string   `json:"userText"`
 	Result   string   `json:"toolResult,omitempty"`
 	APIKey   string   `json:"-"`
+	// Bearer is the Authorization bearer token (a claude.ai login's).
+	Bearer string `json:"-"`
 	// UserTexts are all real user texts of the conversation, oldest
 	// first; System the texts of mid-conversation role "system" messages.
 	UserTexts []string `json:"userTexts,omitempty"`
@@ -156,7 +164,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	req := Request{Model: b.Model, APIKey: r.Header.Get("x-api-key"), Messages: len(b.Messages)}
+	req := Request{Model: b.Model, APIKey: r.Header.Get("x-api-key"), Messages: len(b.Messages),
+		Bearer: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
 	for _, t := range b.Tools {
 		req.Tools = append(req.Tools, t.Name)
 	}
@@ -203,7 +212,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case rule.Then != nil:
 			s.reply(w, r, b.Model, *rule.Then, req.Tools)
 		default:
-			s.stream(w, b.Model, "", strings.ReplaceAll(rule.AfterTool, "{result}", req.Result), "", nil)
+			s.reply(w, r, b.Model, Rule{Text: strings.ReplaceAll(rule.AfterTool, "{result}", req.Result), Unified: rule.Unified}, req.Tools)
 		}
 		return
 	}
@@ -213,7 +222,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.stream(w, b.Model, "", "Hello from fake anthropic.", "", nil)
+	s.reply(w, r, b.Model, Rule{Text: "Hello from fake anthropic."}, req.Tools)
 }
 
 // reply answers with one rule: after its delay, an error, text, or a call
@@ -225,6 +234,13 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, model string, ru 
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
+			return
+		}
+	}
+	if u := s.unifiedFor(ru); u != nil {
+		u.header(w.Header())
+		if u.Status == "rejected" {
+			u.rejected(w)
 			return
 		}
 	}

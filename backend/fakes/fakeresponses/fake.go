@@ -9,8 +9,9 @@
 // response.output_text.done, response.content_part.done, (for a function
 // call) response.function_call_arguments.delta/.done,
 // response.output_item.done, and finally response.completed with usage.
-// Failures are an HTTP status with an OpenAI error body, or a
-// response.failed event mid-stream.
+// Failures are an HTTP status with an OpenAI error body (or a scripted
+// one), or a response.failed event mid-stream. A step may add response
+// headers, such as Codex's x-codex-* usage windows (ratelimits.go).
 //
 // Invariants:
 //   - A request is matched on its last real user text (user messages that
@@ -49,6 +50,12 @@ type Step struct {
 	// Input and Output tokens reported in response.completed (defaults:
 	// the request body's length / 4, and the words streamed + 5).
 	Input, Output int
+	// Headers are extra response headers on this step's answer, the
+	// stream or the error (RateLimitHeaders builds Codex's x-codex-*).
+	Headers map[string]string
+	// ErrorBody replaces the JSON body of a Status answer (UsageLimit
+	// builds the real service's usage_limit_reached one).
+	ErrorBody string
 }
 
 // Call is a scripted function call. Args is its JSON arguments string;
@@ -211,7 +218,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		step = ru.Steps[i]
 		break
 	}
+	for k, v := range step.Headers {
+		w.Header().Set(k, v)
+	}
 	if step.Status != 0 {
+		if step.ErrorBody != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(step.Status)
+			_, _ = w.Write([]byte(step.ErrorBody))
+			return
+		}
 		apiError(w, step.Status, "fake: scripted failure")
 		return
 	}

@@ -240,7 +240,7 @@ func (b *Broker) approve(ctx context.Context, c toolcall.Caller, t *brokerTool, 
 	}
 	ans, err := b.approver.Ask(ctx, ApprovalRequest{
 		Tool: name, Title: redact.Secrets(who + ": " + title), Args: a.Summary, Risk: t.risk,
-		AgentID: c.AgentID, TeamID: c.TeamID, Reason: redact.Secrets(p.reason),
+		AgentID: c.AgentID, TeamID: c.TeamID, RunID: c.RunID, Reason: redact.Secrets(p.reason),
 	})
 	a.ApprovalID = ans.ID
 	switch {

@@ -34,8 +34,11 @@ type ApprovalRequest struct {
 	Risk    Risk
 	AgentID string
 	TeamID  string
-	Reason  string        // the agent's own "why", when the tool takes one
-	TTL     time.Duration // how long the question stays answerable (0: the queue's default)
+	// RunID is the run whose session asks, when its binding names one
+	// (native runs, CLI runs' own tokens); "" otherwise.
+	RunID  string
+	Reason string        // the agent's own "why", when the tool takes one
+	TTL    time.Duration // how long the question stays answerable (0: the queue's default)
 }
 
 // ApprovalOutcome is how a question ended.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costKindLabel, costText, taskCost } from './cost';
+import { costKindLabel, costText, taskCost, usdOf } from './cost';
 import { bytes } from './format';
 
 describe('cost', () => {
@@ -41,5 +41,15 @@ describe('cost', () => {
     expect(bytes(200 * 1024 * 1024)).toBe('200 MB');
     expect(bytes(5 * 1024 ** 4 * 2048)).toBe('10240 TB');
     expect(bytes(-4)).toBe('0 B');
+  });
+
+  it('writes spent against a limit with one precision, never two different amounts alike', () => {
+    expect(usdOf(0.016, 0.02)).toBe('$0.016 of $0.020');
+    expect(usdOf(0.02, 0.02)).toBe('$0.02 of $0.02');
+    expect(usdOf(0.5, 2)).toBe('$0.50 of $2.00');
+    expect(usdOf(0, 1)).toBe('$0.00 of $1.00');
+    expect(usdOf(0.004, 1)).toBe('$0.0040 of $1.0000');
+    expect(usdOf(1.999, 2)).toBe('$1.999 of $2.000');
+    expect(usdOf(2.5, 2)).toBe('$2.50 of $2.00');
   });
 });

@@ -27,6 +27,23 @@ export function costText(amount: number | null, kinds: readonly (CostKind | stri
   return known.length ? `${usd(amount)} (${known.map(costKindLabel).join(' + ')})` : usd(amount);
 }
 
+/** Decimals usd() writes v with. */
+function usdDecimals(v: number): number {
+  return v !== 0 && Math.abs(v) < 0.01 ? 4 : 2;
+}
+
+/**
+ * "$0.016 of $0.020": an amount against a limit, both written with the same
+ * number of decimals, and with more of them whenever rounding would make two
+ * different amounts read alike (80 % of $0.02 is not "$0.02 of $0.02").
+ */
+export function usdOf(spent: number, limit: number): string {
+  let d = Math.max(usdDecimals(spent), usdDecimals(limit));
+  const fix = (v: number) => (Math.abs(v) < 1e-12 ? 0 : v).toFixed(d);
+  while (d < 9 && spent !== limit && fix(spent) === fix(limit)) d++;
+  return `$${fix(spent)} of $${fix(limit)}`;
+}
+
 export interface TaskCost {
   /** Sum of the runs' costs, or null when no run has a figure yet. */
   usd: number | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { count, duration, relativeTime, shortId, usd } from './format';
+import { bytes, clockTime, count, duration, editableSize, parseSize, relativeTime, shortId, usd } from './format';
 
 describe('format', () => {
   it('relativeTime', () => {
@@ -31,5 +31,44 @@ describe('format', () => {
     expect(count(1234567)).toBe('1,234,567');
     expect(shortId('01M8MANXQDJC4P8W7X64H1JYP9')).toBe('01M8…H1JYP9');
     expect(shortId('short')).toBe('short');
+  });
+});
+
+describe('sizes', () => {
+  it('bytes', () => {
+    expect(bytes(87)).toBe('87 B');
+    expect(bytes(1536)).toBe('1.5 KB');
+    expect(bytes(524_288_000)).toBe('500 MB');
+    expect(bytes(1.2 * 1024 ** 3)).toBe('1.2 GB');
+  });
+
+  it('editableSize picks GB for whole tenths of a GB, else MB', () => {
+    expect(editableSize(0)).toEqual({ value: '', unit: 'GB' });
+    expect(editableSize(10 * 1024 ** 3)).toEqual({ value: '10', unit: 'GB' });
+    expect(editableSize(1.5 * 1024 ** 3)).toEqual({ value: '1.5', unit: 'GB' });
+    expect(editableSize(524_288_000)).toEqual({ value: '500', unit: 'MB' });
+    expect(editableSize(1_000_000)).toEqual({ value: '0.95', unit: 'MB' });
+  });
+
+  it('parseSize reads a number in the unit, or with its own unit', () => {
+    expect(parseSize('500', 'MB')).toEqual({ bytes: 524_288_000 });
+    expect(parseSize(' 1.5 ', 'GB')).toEqual({ bytes: 1_610_612_736 });
+    expect(parseSize('2 GB', 'MB')).toEqual({ bytes: 2 * 1024 ** 3 });
+    expect(parseSize('300mib', 'GB')).toEqual({ bytes: 300 * 1024 ** 2 });
+    expect(parseSize('', 'GB')).toEqual({ bytes: 0 });
+    expect(parseSize('0', 'GB')).toEqual({ bytes: 0 });
+  });
+
+  it('parseSize says in words what is wrong', () => {
+    expect(parseSize('lots', 'MB')).toEqual({ error: '“lots” is not a size: type a number, like 500, in MB, or leave it empty for none.' });
+    expect(parseSize('-5', 'GB')).toMatchObject({ error: expect.stringMatching(/cannot be negative/) });
+    expect(parseSize('5 b', 'GB')).toMatchObject({ error: expect.stringMatching(/is not a size/) });
+    expect(parseSize('9'.repeat(20), 'GB')).toMatchObject({ error: expect.stringMatching(/too large/) });
+  });
+
+  it('clockTime shows the time today, the date otherwise', () => {
+    const at = new Date(2026, 11, 2, 14, 2).getTime();
+    expect(clockTime(at, new Date(2026, 11, 2, 18, 0).getTime())).toBe('14:02');
+    expect(clockTime(at, new Date(2026, 11, 3, 9, 0).getTime())).toBe('2026-12-02 14:02');
   });
 });

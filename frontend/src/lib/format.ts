@@ -55,3 +55,42 @@ export function bytes(n: number): string {
   }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
+
+/** The units a size is typed in (binary, as bytes() shows them: 1 MB = 1024 × 1024 bytes). */
+export const SIZE_UNITS = { MB: 1024 * 1024, GB: 1024 * 1024 * 1024 } as const;
+export type SizeUnit = keyof typeof SIZE_UNITS;
+
+/** A size for an edit field: GB when it is at least 1 GB to a tenth exactly, else MB (two decimals at most); 0 → "" (none). */
+export function editableSize(n: number): { value: string; unit: SizeUnit } {
+  if (!Number.isFinite(n) || n <= 0) return { value: '', unit: 'GB' };
+  const gb = n / SIZE_UNITS.GB;
+  const tenths = Math.round(gb * 10);
+  if (gb >= 1 && Math.abs(gb * 10 - tenths) < 1e-9) return { value: String(tenths / 10), unit: 'GB' };
+  const mb = n / SIZE_UNITS.MB;
+  return { value: String(Math.round(mb * 100) / 100), unit: 'MB' };
+}
+
+/**
+ * Bytes from a typed size: "500" in the chosen unit, or with its own unit
+ * ("1.5 GB", "500mb"); "" is 0 (none). An error says in words what is wrong.
+ */
+export function parseSize(text: string, unit: SizeUnit): { bytes: number } | { error: string } {
+  const t = text.trim();
+  if (t === '') return { bytes: 0 };
+  const m = /^(-)?\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:([mg])i?b?)?$/i.exec(t);
+  if (!m) return { error: `“${t}” is not a size: type a number, like 500, in ${unit}, or leave it empty for none.` };
+  if (m[1]) return { error: 'A size cannot be negative: type 0 or more, or leave it empty for none.' };
+  const u: SizeUnit = m[3] ? (m[3].toLowerCase() === 'g' ? 'GB' : 'MB') : unit;
+  const n = Math.round(Number(m[2]) * SIZE_UNITS[u]);
+  if (!Number.isSafeInteger(n)) return { error: `${t} is too large: type at most a few million GB.` };
+  return { bytes: n };
+}
+
+/** "14:02" for a time today, "2026-11-30 14:02" for another day (local time). */
+export function clockTime(ms: number, now: number): string {
+  const d = new Date(ms);
+  const pad = (v: number): string => String(v).padStart(2, '0');
+  const hm = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  if (d.toDateString() === new Date(now).toDateString()) return hm;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${hm}`;
+}

@@ -9,7 +9,7 @@ describe('routes', () => {
     expect(parseHash('#/runs/01ABC')).toEqual({ page: 'runs', runId: '01ABC' });
     expect(parseHash('#/runs/01ABC/')).toEqual({ page: 'runs', runId: '01ABC' });
     expect(parseHash('#/runtimes')).toEqual({ page: 'runtimes' });
-    expect(parseHash('#/nowhere')).toEqual({ page: 'runs', runId: null });
+    expect(parseHash('#//')).toEqual({ page: 'runs', runId: null });
     expect(parseHash('#/runs/%E0%A4%A')).toEqual({ page: 'runs', runId: '%E0%A4%A' });
   });
 
@@ -41,6 +41,12 @@ describe('routes', () => {
     expect(parseHash('#openclaw/anything')).toEqual({ page: 'openclaw' });
   });
 
+  it('parses the settings page', () => {
+    expect(parseHash('#/settings')).toEqual({ page: 'settings' });
+    expect(parseHash('#settings/anything')).toEqual({ page: 'settings' });
+    expect(routeHash({ page: 'settings' })).toBe('#/settings');
+  });
+
   it('parses teams, a team room and the welcome', () => {
     expect(parseHash('#/teams')).toEqual({ page: 'teams', teamId: null });
     expect(parseHash('#/teams/')).toEqual({ page: 'teams', teamId: null });
@@ -60,13 +66,20 @@ describe('routes', () => {
     expect(routeHash({ page: 'board', taskId: 'x', teamId: 't' })).toBe('#/board/x?team=t');
   });
 
+  it('calls an unknown route not found, keeping what was asked for', () => {
+    expect(parseHash('#/nowhere')).toEqual({ page: 'notfound', path: 'nowhere' });
+    expect(parseHash('#/Board')).toEqual({ page: 'notfound', path: 'Board' });
+    expect(parseHash('#/no/such?x=1')).toEqual({ page: 'notfound', path: 'no/such?x=1' });
+    expect(routeHash(parseHash('#/nowhere'))).toBe('#/nowhere');
+  });
+
   it('knows the bare URL', () => {
     for (const h of ['', '#', '#/', '#//']) expect(isDefaultHash(h)).toBe(true);
     for (const h of ['#/runs', '#/board', '#/teams/x', '#/welcome']) expect(isDefaultHash(h)).toBe(false);
   });
 
   it('round-trips', () => {
-    for (const h of ['#/teams', '#/teams/t%201', '#/welcome', '#/board?team=t1', '#/board/x?team=t1', '#/approvals', '#/openclaw', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
+    for (const h of ['#/teams', '#/teams/t%201', '#/welcome', '#/board?team=t1', '#/board/x?team=t1', '#/approvals', '#/routines', '#/openclaw', '#/settings', '#/runs', '#/runs/a%20b', '#/runtimes', '#/board', '#/board/a%2Fb', '#/spend', '#/agents', '#/agents/x-1']) {
       expect(routeHash(parseHash(h))).toBe(h);
     }
   });

@@ -2,8 +2,10 @@
 // (the task's drawer open; either may end in ?team=<teamId>, which sets the
 // board's team filter), #/teams, #/teams/<teamId> (its room and mission
 // control), #/welcome (the first run), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals,
-// #/openclaw (the tool activity of OpenClaw runs Clawboo did not start). Hash routing needs nothing from the
-// server and works the same at wails://wails/ and over HTTP.
+// #/routines (scheduled work), #/openclaw (the tool activity of OpenClaw runs Clawboo did not start), #/settings (worktree disk,
+// the janitor's report and disk budget, the port range). The bare URL opens the runs page; any
+// other unknown route is a not-found page naming what was asked for. Hash routing needs nothing
+// from the server and works the same at wails://wails/ and over HTTP.
 
 export type Route =
   | { page: 'runs'; runId: string | null }
@@ -15,7 +17,11 @@ export type Route =
   | { page: 'spend' }
   | { page: 'agents'; agentId: string | null }
   | { page: 'approvals' }
-  | { page: 'openclaw' };
+  | { page: 'routines' }
+  | { page: 'openclaw' }
+  | { page: 'settings' }
+  /** An unknown route; path is what was asked for (without the leading "#/"). */
+  | { page: 'notfound'; path: string };
 
 function decodeId(raw: string): string {
   try {
@@ -40,8 +46,12 @@ export function parseHash(hash: string): Route {
       return { page: 'spend' };
     case 'approvals':
       return { page: 'approvals' };
+    case 'routines':
+      return { page: 'routines' };
     case 'openclaw':
       return { page: 'openclaw' };
+    case 'settings':
+      return { page: 'settings' };
     case 'board': {
       const team = query.get('team');
       return team === null ? { page: 'board', taskId: id } : { page: 'board', taskId: id, teamId: team };
@@ -54,10 +64,12 @@ export function parseHash(hash: string): Route {
       return { page: 'agents', agentId: id };
     case 'runs':
       return { page: 'runs', runId: id };
-    default:
+    case undefined:
       // The runs page stays the landing page: the desktop smoke test and
       // the browser suites open the bare URL and expect the run form.
       return { page: 'runs', runId: null };
+    default:
+      return { page: 'notfound', path: full };
   }
 }
 
@@ -69,8 +81,12 @@ export function routeHash(r: Route): string {
       return '#/spend';
     case 'approvals':
       return '#/approvals';
+    case 'routines':
+      return '#/routines';
     case 'openclaw':
       return '#/openclaw';
+    case 'settings':
+      return '#/settings';
     case 'agents':
       return r.agentId ? `#/agents/${encodeURIComponent(r.agentId)}` : '#/agents';
     case 'board': {
@@ -83,6 +99,8 @@ export function routeHash(r: Route): string {
       return '#/welcome';
     case 'runs':
       return r.runId ? `#/runs/${encodeURIComponent(r.runId)}` : '#/runs';
+    case 'notfound':
+      return `#/${r.path}`;
   }
 }
 

@@ -12,6 +12,11 @@ type Binding struct {
 	// ReadOnly limits the Tasks server to list_tasks and get_task (the
 	// native config's tasks: "read").
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// RunID is the run the session serves, when the host knows it: a
+	// native run's in-process sessions and a CLI run's own token carry it
+	// (both set by the host, never read from a URL), so an approval the
+	// session asks for names its run. It is not part of the signed query.
+	RunID string `json:"runId,omitempty"`
 }
 
 // Bound reports a binding that names a team or an agent.

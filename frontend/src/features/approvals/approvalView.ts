@@ -117,7 +117,13 @@ export function applyEvent(list: readonly ApprovalRequest[], ev: ApprovalEvent):
   return rest;
 }
 
-/** The pending requests of one run. */
-export function forRun(list: readonly ApprovalRequest[], runId: string): ApprovalRequest[] {
-  return runId ? list.filter((r) => r.runId === runId) : [];
+/**
+ * The pending requests of one run. A clawboo-tools request knows its agent
+ * but not its run (the tools server serves the agent, not one run): with
+ * `agentId` (pass it only while the run is live) such a request of the
+ * run's agent is shown too, so a chat waiting on a tool shows the question.
+ */
+export function forRun(list: readonly ApprovalRequest[], runId: string, agentId?: string | null): ApprovalRequest[] {
+  if (!runId) return [];
+  return list.filter((r) => r.runId === runId || (!r.runId && !!agentId && r.agentId === agentId));
 }

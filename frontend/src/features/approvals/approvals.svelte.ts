@@ -5,9 +5,10 @@
 import { getContext, setContext } from 'svelte';
 import { ApiError, describeError, type ApiClient } from '../../lib/api/client';
 import { decodeApprovalEvent } from '../../lib/api/approvalDecode';
-import type { ApprovalDecision, ApprovalRequest } from '../../lib/api/approvalTypes';
+import type { ApprovalDecision, ApprovalEvent, ApprovalRequest } from '../../lib/api/approvalTypes';
 import type { LiveEvents } from '../../lib/live.svelte';
 import { answeredInOpenClaw, applyEvent, pendingList } from './approvalView';
+import { addAnswered, appendPage } from './history';
 
 /** What became of this page's own answer to a card. */
 export interface AnswerState {
@@ -19,6 +20,9 @@ export interface AnswerState {
 /** How long a card answered elsewhere stays up to say so after a 409. */
 const CONFLICT_SHOWN_MS = 6_000;
 
+/** Bound on the events kept while a re-read is in flight (more than a page of requests). */
+const MAX_EVENTS_DURING_READ = 500;
+
 export class ApprovalsStore {
   /** Pending requests, oldest first. */
   pending = $state.raw<ApprovalRequest[]>([]);
@@ -27,8 +31,21 @@ export class ApprovalsStore {
   answers = $state<Record<string, AnswerState>>({});
   loaded = $state(false);
   error = $state('');
+  /** Answered requests, newest answer first (the Approvals page's history). */
+  history = $state.raw<ApprovalRequest[]>([]);
+  historyCursor = $state<string | null>(null);
+  historyLoaded = $state(false);
+  historyError = $state('');
+  historyLoading = $state(false);
 
   private unsubscribe: (() => void)[] = [];
+  /**
+   * Events that arrived while a re-read was in flight: the list it answers
+   * may predate them, so they are applied again on top of it (else a request
+   * made during the read would vanish until the next reconnect).
+   */
+  private duringRead: ApprovalEvent[] | null = null;
+  private readGeneration = 0;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
@@ -47,12 +64,17 @@ export class ApprovalsStore {
   start(): void {
     if (this.unsubscribe.length) return;
     this.unsubscribe = [
-      this.live.onOpen(() => void this.refresh()),
+      this.live.onOpen(() => {
+        void this.refresh();
+        if (this.historyLoaded) void this.loadHistory();
+      }),
       this.live.on('approval', (data) => {
         const ev = decodeApprovalEvent(JSON.parse(data));
         // Answered in OpenClaw's own UI: the card stays a moment to say so.
         if (answeredInOpenClaw(ev.approval) && this.pending.some((r) => r.id === ev.approval.id)) this.linger(ev.approval);
         this.pending = applyEvent(this.pending, ev);
+        if (this.duringRead && this.duringRead.length < MAX_EVENTS_DURING_READ) this.duringRead.push(ev);
+        if (this.historyLoaded) this.history = addAnswered(this.history, ev.approval);
       }),
     ];
   }
@@ -66,14 +88,40 @@ export class ApprovalsStore {
   }
 
   async refresh(): Promise<void> {
+    const gen = ++this.readGeneration;
+    this.duringRead = [];
     try {
-      this.pending = pendingList(await this.api.approvals.pending());
+      const read = await this.api.approvals.pending();
+      if (gen !== this.readGeneration) return;
+      let next = pendingList(read);
+      for (const ev of this.duringRead ?? []) next = applyEvent(next, ev);
+      this.duringRead = null;
+      this.pending = next;
       this.loaded = true;
       this.error = '';
     } catch (err) {
+      if (gen !== this.readGeneration) return;
+      this.duringRead = null;
       this.error = describeError(err);
       clearTimeout(this.retry);
       if (this.unsubscribe.length) this.retry = setTimeout(() => void this.refresh(), 3_000);
+    }
+  }
+
+  /** Reads the history's first page (again), or with `more` the next one. */
+  async loadHistory(more = false): Promise<void> {
+    if (this.historyLoading || (more && !this.historyCursor)) return;
+    this.historyLoading = true;
+    try {
+      const page = await this.api.approvals.answered(more ? (this.historyCursor ?? undefined) : undefined);
+      this.history = more ? appendPage(this.history, page.approvals) : page.approvals;
+      this.historyCursor = page.nextCursor;
+      this.historyLoaded = true;
+      this.historyError = '';
+    } catch (err) {
+      this.historyError = describeError(err);
+    } finally {
+      this.historyLoading = false;
     }
   }
 
@@ -89,6 +137,7 @@ export class ApprovalsStore {
     try {
       const done = await this.api.approvals.resolve(id, decision);
       this.pending = this.pending.filter((r) => r.id !== done.id);
+      if (this.historyLoaded) this.history = addAnswered(this.history, done);
       delete this.answers[id];
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) {

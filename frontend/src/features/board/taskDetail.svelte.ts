@@ -2,7 +2,10 @@
 // children and legal moves. Loaded on open and on every stream reconnect,
 // then kept live: "task" events replace the task (and, when its status or
 // run changed, re-read the rest: worktree, moves and runs follow a move),
-// "comment" events add comments, "run" events update its runs.
+// "comment" events add comments, "run" events update its runs. The critic's
+// reviews are ad-hoc runs (no taskId): one already listed is updated like
+// the task's own, and a new ad-hoc run while the task works re-reads the
+// list once, which is how a review that just started shows up.
 
 import { ApiError, describeError, type ApiClient } from '../../lib/api/client';
 import { decodeBoardEvent } from '../../lib/api/boardDecode';
@@ -22,10 +25,14 @@ export class TaskDetailStore {
   error = $state('');
   /** The task does not exist (a final 404). */
   missing = $state(false);
+  /** The last run started here went to a fallback runtime (the quota governor's words why); null when not routed. */
+  routed = $state.raw<{ from: string; to: string; why: string } | null>(null);
 
   private unsubscribe: (() => void)[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
+  /** Ad-hoc runs already looked for in this task's list (see start). */
+  private seenAdHoc = new Set<string>();
 
   constructor(
     readonly taskId: string,
@@ -55,6 +62,7 @@ export class TaskDetailStore {
       this.live.on('run', (data) => {
         const run = decodeRun(JSON.parse(data));
         if (run.taskId === this.taskId) this.mergeRun(run);
+        else if (run.taskId === null) this.adHocRun(run);
       }),
     ];
   }
@@ -116,12 +124,28 @@ export class TaskDetailStore {
     this.detail = { ...d, comments: [...d.comments, c] };
   }
 
+  /** A run event of the task's (a live view has no role: the listed run keeps its own, else it is the task's). */
   mergeRun(r: Run): void {
     const d = this.detail;
     if (!d) return;
     const old = d.runs.find((x) => x.id === r.id);
-    const runs = old ? d.runs.map((x) => (x.id === r.id ? newerRun(x, r) : x)) : [...d.runs, r].sort(compareRuns);
+    const runs = old
+      ? d.runs.map((x) => (x.id === r.id ? { ...newerRun(x, r), role: x.role ?? 'task' } : x))
+      : [...d.runs, { ...r, role: r.role ?? 'task' }].sort(compareRuns);
     this.detail = { ...d, runs };
+  }
+
+  /** An ad-hoc run: a listed critic review is updated; a new one while the task works may be its review, so the list is re-read once. */
+  private adHocRun(r: Run): void {
+    const d = this.detail;
+    if (!d) return;
+    if (d.runs.some((x) => x.id === r.id)) {
+      this.mergeRun(r);
+      return;
+    }
+    if (this.seenAdHoc.has(r.id) || d.task.status !== 'in_progress') return;
+    this.seenAdHoc.add(r.id);
+    this.reloadSoon();
   }
 
   // ---- changes; each rejects with the backend's ApiError ----
@@ -151,8 +175,10 @@ export class TaskDetailStore {
     const req: TaskRunRequest = { taskId: this.taskId };
     if (message.trim()) req.message = message;
     if (agentId) req.assigneeAgentId = agentId;
-    const { runId } = await this.api.runTask(runtimeId, req);
+    this.routed = null;
+    const started = await this.api.runTask(runtimeId, req);
+    if (started.routedFrom) this.routed = { from: started.routedFrom, to: started.runtime ?? '', why: started.why ?? '' };
     this.reloadSoon();
-    return runId;
+    return started.runId;
   }
 }

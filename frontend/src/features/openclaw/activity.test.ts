@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendEntries, groupActivity, sessionName } from './activity';
+import { appendEntries, feedState, groupActivity, sessionName } from './activity';
 import type { OpenClawActivity } from '../../lib/api/openclawTypes';
 
 function call(ts: number, sessionKey: string, id: string, name: string, input: unknown, runId = 'r1'): OpenClawActivity {
@@ -63,5 +63,18 @@ describe('OpenClaw activity', () => {
     expect(g!.calls[0]!.output).toMatch(/… \(1000 more characters not shown\)$/);
     const list = appendEntries([call(1, 's', 'a', 'n', {})], [call(2, 's', 'b', 'n', {}), call(3, 's', 'c', 'n', {})], 2);
     expect(list.map((e) => e.ts)).toEqual([2, 3]);
+  });
+
+  it('says "Not set up", never "Live", when no Gateway is configured', () => {
+    const open = { live: true, loaded: true };
+    expect(feedState(open, 'unconfigured')).toEqual({ text: 'Not set up', notSetUp: true });
+    expect(feedState({ live: false, loaded: false }, 'unconfigured').text).toBe('Not set up');
+    expect(feedState(open, 'connected')).toEqual({ text: 'Live', notSetUp: false });
+    expect(feedState(open, 'unreadable').text).toBe('Live');
+    expect(feedState(open, null).text).toBe('Checking the Gateway…');
+    expect(feedState(open, 'error').text).toBe('Gateway not connected');
+    expect(feedState(open, 'connecting').text).toBe('Connecting to the Gateway…');
+    expect(feedState({ live: false, loaded: true }, 'connected').text).toBe('Reconnecting…');
+    expect(feedState({ live: false, loaded: false }, 'connected').text).toBe('Connecting…');
   });
 });

@@ -104,3 +104,34 @@ export function groupActivity(entries: readonly OpenClawActivity[]): SessionGrou
     .filter((g) => g.calls.length > 0)
     .sort((x, y) => y.lastTs - x.lastTs || (x.sessionKey < y.sessionKey ? -1 : 1));
 }
+
+/** What the activity page's status line says, and whether to point at setup. */
+export interface FeedState {
+  text: string;
+  /** Nothing is configured: the page says so and links to the setup. */
+  notSetUp: boolean;
+}
+
+/**
+ * The activity page's status line: "Live" only while the stream is open and
+ * the Gateway is connected; "Not set up" when no Gateway is configured (the
+ * stream is open but nothing can arrive on it). connection is the Gateway's
+ * status, null while it is not known yet, "unreadable" when it cannot be read
+ * (then the stream's state is all there is to say).
+ */
+export function feedState(f: { live: boolean; loaded: boolean }, connection: string | null): FeedState {
+  if (connection === 'unconfigured') return { text: 'Not set up', notSetUp: true };
+  if (!f.live) return { text: f.loaded ? 'Reconnecting…' : 'Connecting…', notSetUp: false };
+  switch (connection) {
+    case null:
+      return { text: 'Checking the Gateway…', notSetUp: false };
+    case 'connected':
+    case 'unreadable':
+      return { text: 'Live', notSetUp: false };
+    case 'error':
+    case 'closed':
+      return { text: 'Gateway not connected', notSetUp: false };
+    default:
+      return { text: 'Connecting to the Gateway…', notSetUp: false };
+  }
+}

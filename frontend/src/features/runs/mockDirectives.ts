@@ -20,6 +20,7 @@ export const MOCK_DIRECTIVES: readonly Directive[] = [
   { example: '!cost 0.25', effect: 'report a cost in USD (reported)' },
   { example: '!usage 1000 200', effect: 'report tokens in/out (estimated)' },
   { example: '!localcost 1000 200', effect: 'tokens of a free local model' },
+  { example: '!quota five_hour 97 allowed_warning 3600', effect: 'report a usage window (percent, status, resets in s)' },
 ];
 
 /** Appends a directive as its own line. */

@@ -58,6 +58,8 @@ export interface RunView {
   phase: Phase | null;
   model: string | null;
   detail: string | null;
+  /** True while the newest event is streamed answer text (no status, tool or error since). */
+  writing: boolean;
   assistant: TextView;
   reasoning: TextView;
   tools: readonly ToolCallView[];
@@ -105,6 +107,7 @@ export class RunAccumulator {
   private phase: Phase | null = null;
   private model: string | null = null;
   private detail: string | null = null;
+  private writing = false;
   private done: RunView['done'] = null;
   private seq = 0;
   private last: RunView | null = null;
@@ -135,6 +138,7 @@ export class RunAccumulator {
     if (ev.runId !== this.runId || ev.seq <= this.seq) return false;
     this.seq = ev.seq;
     this.last = null;
+    if (ev.kind !== 'cost') this.writing = ev.kind === 'text-delta' && ev.channel !== 'reasoning' && !!ev.text;
     switch (ev.kind) {
       case 'status':
         this.phase = ev.phase;
@@ -227,6 +231,7 @@ export class RunAccumulator {
       phase: this.phase,
       model: this.model,
       detail: this.detail,
+      writing: this.writing,
       assistant: this.assistant.view(),
       reasoning: this.reasoning.view(),
       tools: this.tools,
@@ -285,4 +290,11 @@ export function runErrorText(record: Run | null, view: Pick<RunView, 'done' | 'e
   if (view.done?.reason === 'error') return diskFullText(view.done.summary || 'the run failed');
   const fatal = [...view.errors].reverse().find((e) => e.fatal);
   return fatal?.message ?? '';
+}
+
+/** What the run is doing, for the pane's "phase" line: "writing" while answer text streams. */
+export function phaseLabel(view: Pick<RunView, 'phase' | 'detail' | 'writing'>): string {
+  if (view.writing) return 'writing';
+  if (!view.phase) return '';
+  return view.detail ? `${view.phase}: ${view.detail}` : view.phase;
 }

@@ -1,5 +1,6 @@
-// What the Spend page shows: the ledger by day (last 30 days), by runtime
-// and by kind, worktree disk use beside the database's, and the budgets. Started while the page is
+// What the Spend page shows: the ledger by day (last 30 days), by runtime,
+// by kind, by agent, by team and by task (the root task a run's work
+// belongs to: the ledger's "mission"), worktree disk use beside the database's, and the budgets. Started while the page is
 // open: re-read on every (re)connect and, shortly after, whenever a run ends
 // (its charge is in the ledger by then); budgets follow "budget" events.
 
@@ -29,6 +30,10 @@ export class SpendStore {
   byDay = $state.raw<SpendSummary | null>(null);
   byRuntime = $state.raw<SpendSummary | null>(null);
   byKind = $state.raw<SpendSummary | null>(null);
+  byAgent = $state.raw<SpendSummary | null>(null);
+  byTeam = $state.raw<SpendSummary | null>(null);
+  /** By root task (the ledger's "mission"). */
+  byTask = $state.raw<SpendSummary | null>(null);
   worktrees = $state.raw<WorktreeUsage | null>(null);
   /** The database's files (and the retention budgets that bound its event log). */
   storage = $state.raw<StorageUsage | null>(null);
@@ -76,10 +81,13 @@ export class SpendStore {
   async refresh(): Promise<void> {
     const days = lastDays(CHART_DAYS, Date.now());
     try {
-      const [byDay, byRuntime, byKind, worktrees, storage, budgets] = await Promise.all([
+      const [byDay, byRuntime, byKind, byAgent, byTeam, byTask, worktrees, storage, budgets] = await Promise.all([
         this.api.spend('day', { since: days[0]! }),
         this.api.spend('runtime'),
         this.api.spend('kind'),
+        this.api.spend('agent'),
+        this.api.spend('team'),
+        this.api.spend('mission'),
         this.api.worktrees(),
         this.api.storage(),
         this.api.budgets(),
@@ -88,6 +96,9 @@ export class SpendStore {
       this.byDay = byDay;
       this.byRuntime = byRuntime;
       this.byKind = byKind;
+      this.byAgent = byAgent;
+      this.byTeam = byTeam;
+      this.byTask = byTask;
       this.worktrees = worktrees;
       this.storage = storage;
       this.budgets = budgets.reduce<Budget[]>((l, b) => upsertBudget(l, b), []);

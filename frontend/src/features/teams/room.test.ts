@@ -148,6 +148,9 @@ describe('chat errors', () => {
     expect(chatErrorWords(new ApiError(0, 'cannot reach the Clawboo backend'))).toBe('Not sent: cannot reach the Clawboo backend.');
     expect(chatErrorWords(new ApiError(409, 'over budget', 'budget_paused'), true)).toMatch(/^Posted, but no one can answer: the team’s budget is paused/);
     expect(chatErrorWords(new ApiError(503, 'no such runtime', 'not_ready'), true)).toMatch(/^Posted, but no one can answer: the runtime is not ready/);
+    expect(chatErrorWords(new ApiError(422, 'Claude Code five-hour window at 97 %, resets 14:20; deferred until then', 'quota'), true)).toBe(
+      'Posted; the turn waits for quota: Claude Code five-hour window at 97 %, resets 14:20; deferred until then. It starts by itself then (Spend lists it).',
+    );
   });
 });
 

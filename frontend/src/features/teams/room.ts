@@ -129,6 +129,7 @@ export function chatErrorWords(err: unknown, posted = false): string {
   const lead = posted ? 'Posted, but no one can answer' : 'Not sent';
   if (err instanceof ApiError) {
     if (err.reason === 'budget_paused') return `${lead}: the team’s budget is paused (${why}). Raise or resume it on Spend.`;
+    if (err.reason === 'quota' && posted) return `Posted; the turn waits for quota: ${why}. It starts by itself then (Spend lists it).`;
     if (err.status === 503 || err.reason === 'not_ready') return `${lead}: the runtime is not ready (${why}). Connect it on Runtimes.`;
   }
   return `${lead}: ${why}.`;

@@ -46,6 +46,8 @@ export interface Agent {
   budgetUsd: number | null;
   /** A run of this agent can route now (its provider's key, or its runtime, is ready). */
   providerReady: boolean;
+  /** Where the quota governor routes its work when its runtime's window is spent; null for none. */
+  fallbackRuntime?: string | null;
   warnings: string[];
   createdAt: number;
   updatedAt: number;
@@ -60,4 +62,6 @@ export interface AgentInput {
   config?: Partial<NativeConfig>;
   /** null removes the agent's cap budget. */
   budgetUsd?: number | null;
+  /** A runtime other than its own for when its window is spent; null (or "") for none. */
+  fallbackRuntime?: string | null;
 }

@@ -1,8 +1,8 @@
 // The approvals routes of the API client (backend/api/approvals.go), reached
 // as `api.approvals`.
 
-import { decodeApprovalAnswer, decodeApprovals } from './approvalDecode';
-import type { ApprovalDecision, ApprovalRequest } from './approvalTypes';
+import { decodeApprovalAnswer, decodeApprovalPage, decodeApprovals } from './approvalDecode';
+import type { ApprovalDecision, ApprovalPage, ApprovalRequest } from './approvalTypes';
 
 type Request = (method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal) => Promise<unknown>;
 
@@ -14,6 +14,12 @@ export class ApprovalsApi {
   /** The requests still waiting for an answer. */
   async pending(signal?: AbortSignal): Promise<ApprovalRequest[]> {
     return decodeApprovals(await this.request('GET', '/api/approvals', undefined, signal));
+  }
+
+  /** The answered requests (the history), newest answer first; `before` is the previous page's nextCursor. */
+  async answered(before?: string, signal?: AbortSignal): Promise<ApprovalPage> {
+    const q = before ? `&before=${encodeURIComponent(before)}` : '';
+    return decodeApprovalPage(await this.request('GET', `/api/approvals?status=answered${q}`, undefined, signal));
   }
 
   async get(id: string, signal?: AbortSignal): Promise<ApprovalRequest> {

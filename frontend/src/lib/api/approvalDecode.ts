@@ -1,6 +1,6 @@
 // Shape checks for the approvals API and its live events.
 
-import type { ApprovalEvent, ApprovalRequest } from './approvalTypes';
+import type { ApprovalEvent, ApprovalPage, ApprovalRequest } from './approvalTypes';
 import { DecodeError, isObject } from './decode';
 
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'approved', 'denied', 'expired']);
@@ -21,6 +21,13 @@ export function decodeApproval(v: unknown): ApprovalRequest {
 export function decodeApprovals(v: unknown): ApprovalRequest[] {
   need(isObject(v) && Array.isArray(v.approvals), 'approvals list is not {approvals: [...]}');
   return v.approvals.map(decodeApproval);
+}
+
+export function decodeApprovalPage(v: unknown): ApprovalPage {
+  const approvals = decodeApprovals(v);
+  const next = (v as { nextCursor?: unknown }).nextCursor;
+  need(next === null || next === undefined || typeof next === 'string', 'nextCursor is not a string');
+  return { approvals, nextCursor: next ?? null };
 }
 
 export function decodeApprovalAnswer(v: unknown): ApprovalRequest {

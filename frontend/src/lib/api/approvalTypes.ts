@@ -33,6 +33,12 @@ export interface ApprovalRequest {
   note?: string;
 }
 
+/** A page of the history (GET /api/approvals?status=answered). */
+export interface ApprovalPage {
+  approvals: ApprovalRequest[];
+  nextCursor: string | null;
+}
+
 /** An "approval" event of GET /api/events. */
 export interface ApprovalEvent {
   kind: 'requested' | 'resolved';

@@ -54,9 +54,14 @@ describe('ApiClient board', () => {
   });
 
   it('lists tasks by status and reads the folder picker with an escaped path', async () => {
-    const list = fake(200, { tasks: [TASK] });
-    expect((await list.client.listTasks({ status: ['todo', 'blocked'] }))[0]?.id).toBe('T1');
+    const list = fake(200, { tasks: [TASK], nextCursor: 'c2', counts: { todo: 7 } });
+    const page = await list.client.listTasks({ status: ['todo', 'blocked'] });
+    expect(page.tasks[0]?.id).toBe('T1');
+    expect(page.nextCursor).toBe('c2');
+    expect(page.counts.todo).toBe(7);
     expect(list.seen[0]?.url).toBe('/api/board?status=todo,blocked');
+    await list.client.listTasks({ status: ['done'], q: 'a b', order: 'recent', limit: 50, cursor: 'x=' });
+    expect(list.seen[1]?.url).toBe('/api/board?status=done&q=a+b&order=recent&cursor=x%3D&limit=50');
     const browse = fake(200, { path: '/a b', parent: '/', isRepo: false, branch: null, entries: [] });
     await browse.client.browseRepos('/a b');
     await browse.client.browseRepos();
@@ -97,6 +102,37 @@ describe('board decoding', () => {
       DecodeError,
     );
     expect(() => decodeTaskDetail({ task: TASK, comments: 'x', runs: [], children: [], moves: [] })).toThrow(/comments is not a list/);
+  });
+
+  it('labels a task’s runs with their role and reads its critic setting', () => {
+    const d = decodeTaskDetail({
+      task: { ...TASK, critic: 'on' },
+      comments: [],
+      runs: [makeRun({ id: 'review', taskId: null, role: 'critic' }), makeRun({ id: 'work', role: 'task' }), makeRun({ id: 'old' })],
+      worktree: null,
+      children: [],
+      moves: [],
+    });
+    expect(d.task.critic).toBe('on');
+    expect(d.runs.map((r) => [r.id, r.role])).toEqual([
+      ['review', 'critic'],
+      ['work', 'task'],
+      ['old', 'task'],
+    ]);
+    // An older server sends no critic, or an unknown one: auto.
+    const { critic: _, ...old } = TASK;
+    expect(decodeTaskDetail({ task: old, comments: [], runs: [], children: [], moves: [] }).task.critic).toBe('auto');
+    expect(decodeTaskDetail({ task: { ...TASK, critic: 'maybe' }, comments: [], runs: [], children: [], moves: [] }).task.critic).toBe('auto');
+  });
+
+  it('sends the critic setting on create and patch', async () => {
+    const { client, seen } = fake(200, { task: TASK });
+    await client.createTask({ title: 't', critic: 'on' });
+    await client.patchTask('T1', { critic: 'off' });
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', '/api/board', { title: 't', critic: 'on' }],
+      ['PATCH', '/api/board/T1', { critic: 'off' }],
+    ]);
   });
 
   it('reads a terminal task, whose moves Go sends as null', () => {

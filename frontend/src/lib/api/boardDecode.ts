@@ -8,16 +8,19 @@ import type {
   Budget,
   BudgetEvent,
   Comment,
+  CriticMode,
   RecentRepo,
   SpendSummary,
   StorageUsage,
   Task,
   TaskDetail,
   TaskDiff,
+  TaskPage,
   TaskStatus,
   WorktreeUsage,
 } from './boardTypes';
 import { DecodeError, decodeRun, isObject } from './decode';
+import type { Run } from './types';
 
 function need(cond: boolean, what: string): asserts cond {
   if (!cond) throw new DecodeError(`unexpected response from the backend: ${what}`);
@@ -38,7 +41,17 @@ export function decodeTask(v: unknown): Task {
   need(typeof v.status === 'string' && TASK_STATUSES.has(v.status), `task ${v.id} has an unknown status`);
   need(typeof v.updatedAt === 'number', `task ${v.id} has no updatedAt`);
   need(Array.isArray(v.dependsOn), `task ${v.id} has no dependsOn list`);
-  return v as unknown as Task;
+  const critic = CRITIC_MODES.has(v.critic as string) ? (v.critic as CriticMode) : 'auto';
+  const secrets = Array.isArray(v.secrets) ? v.secrets.filter((s): s is string => typeof s === 'string') : [];
+  return { ...(v as unknown as Task), critic, secrets };
+}
+
+const CRITIC_MODES: ReadonlySet<string> = new Set<CriticMode>(['auto', 'on', 'off']);
+
+/** A run of a task's list with its role: 'critic' for the critic's reviews, else 'task'. */
+export function decodeTaskRun(v: unknown): Run {
+  const r = decodeRun(v);
+  return { ...r, role: (v as { role?: unknown }).role === 'critic' ? 'critic' : 'task' };
 }
 
 export function decodeComment(v: unknown): Comment {
@@ -76,6 +89,15 @@ export function decodeTasks(v: unknown): Task[] {
   return v.tasks.map(decodeTask);
 }
 
+/** A page of GET /api/board: counts may be missing from an older backend (then they are the page's). */
+export function decodeTaskPage(v: unknown): TaskPage {
+  const tasks = decodeTasks(v);
+  const o = v as { nextCursor?: unknown; counts?: unknown };
+  const counts: Partial<Record<TaskStatus, number>> = {};
+  if (isObject(o.counts)) for (const [k, n] of Object.entries(o.counts)) if (typeof n === 'number') counts[k as TaskStatus] = n;
+  return { tasks, nextCursor: typeof o.nextCursor === 'string' ? o.nextCursor : '', counts };
+}
+
 /** A list that Go may send as null when empty (a nil slice: a terminal task's moves). */
 function list(v: unknown, what: string): unknown[] {
   need(v === null || v === undefined || Array.isArray(v), `task detail ${what} is not a list`);
@@ -88,7 +110,7 @@ export function decodeTaskDetail(v: unknown): TaskDetail {
   return {
     task: decodeTask(v.task),
     comments: list(v.comments, 'comments').map(decodeComment),
-    runs: list(v.runs, 'runs').map(decodeRun),
+    runs: list(v.runs, 'runs').map(decodeTaskRun),
     worktree: (v.worktree ?? null) as TaskDetail['worktree'],
     children: list(v.children, 'children').map(decodeTask),
     moves: list(v.moves, 'moves').filter((m): m is TaskStatus => typeof m === 'string' && TASK_STATUSES.has(m)),

@@ -28,6 +28,9 @@ export interface Override {
   at: number;
 }
 
+/** Whether the critic reviews a task's verified change: auto (when it is risky, and the team allows it), on (always), off (never). */
+export type CriticMode = 'auto' | 'on' | 'off';
+
 /** One card on the board. */
 export interface Task {
   id: string;
@@ -45,6 +48,10 @@ export interface Task {
   verifyCommand: string | null;
   /** No worktree: the task works in the repository's own checkout (one such task per repository at a time). Absent from older servers. */
   workInPlace?: boolean;
+  /** The critic's setting ('auto' when the server sends none). */
+  critic: CriticMode;
+  /** The names of the vault secrets its setup, agent, verify and teardown receive ([] when none). */
+  secrets: string[];
   assigneeAgentId: string | null;
   assigneeRuntime: string | null;
   /** The run holding the task right now; set only while one works on it. */
@@ -83,7 +90,7 @@ export interface TaskWorktree {
 export interface TaskDetail {
   task: Task;
   comments: Comment[];
-  /** Newest first; a live run as its live view. */
+  /** Newest first, the critic's reviews among them (role 'critic'); a live run as its live view. */
   runs: Run[];
   worktree: TaskWorktree | null;
   children: Task[];
@@ -104,6 +111,10 @@ export interface NewTaskRequest {
   verifyCommand?: string;
   /** Work in the repository's own checkout, no worktree. */
   workInPlace?: boolean;
+  /** Whether the critic reviews its verified change (auto when left out). */
+  critic?: CriticMode;
+  /** Names of vault secrets it receives as environment variables (Settings → Secrets). */
+  secrets?: string[];
   /** The agent meant to work it (its runtime comes with it). */
   assigneeAgentId?: string;
 }
@@ -116,6 +127,8 @@ export interface TaskPatch {
   repoPath?: string;
   verifyCommand?: string;
   workInPlace?: boolean;
+  critic?: CriticMode;
+  secrets?: string[];
   humanOverride?: { by: string; reason: string };
 }
 
@@ -141,6 +154,9 @@ export interface TaskDiff {
   diff: string;
   /** The file of each "diff --git" section, in order (the only paths a line comment may name). */
   paths?: string[];
+  /** The worktree and its branch were removed: nothing changed, or (merged) the change was merged. */
+  removed?: boolean;
+  merged?: boolean;
 }
 
 export interface WorktreeUsage {
@@ -223,4 +239,27 @@ export interface BrowseListing {
   branch: string | null;
   entries: { name: string; path: string; isRepo: boolean }[];
   truncated?: boolean;
+}
+
+/** What GET /api/board narrows to and where it continues (see backend/board/page.go). */
+export interface TaskQuery {
+  status?: TaskStatus[];
+  teamId?: string;
+  agentId?: string;
+  runtime?: string;
+  /** A title contains it (any case), or it is the id. */
+  q?: string;
+  /** "recent": newest change first (finished work); default: priority, then oldest. */
+  order?: 'priority' | 'recent';
+  limit?: number;
+  cursor?: string;
+}
+
+/** One page of the board. */
+export interface TaskPage {
+  tasks: Task[];
+  /** The next page's cursor; "" when this is the last. */
+  nextCursor: string;
+  /** Tasks per status over the whole filter, not just this page. */
+  counts: Partial<Record<TaskStatus, number>>;
 }

@@ -15,6 +15,7 @@ import {
   decodeRuntimes,
   decodeStartRun,
   parseInstallEvent,
+  type StartedRun,
 } from './decode';
 import {
   decodeBrowse,
@@ -28,7 +29,7 @@ import {
   decodeStorage,
   decodeTaskAnswer,
   decodeTaskDetail,
-  decodeTasks,
+  decodeTaskPage,
   decodeWorktreeUsage,
 } from './boardDecode';
 import type {
@@ -47,6 +48,8 @@ import type {
   TaskDiff,
   TaskPatch,
   TaskRunRequest,
+  TaskPage,
+  TaskQuery,
   TaskStatus,
   WorktreeUsage,
 } from './boardTypes';
@@ -55,6 +58,7 @@ import { ApprovalsApi } from './approvalClient';
 import { LineCommentsApi } from './lineCommentClient';
 import { OpenClawApi } from './openclawClient';
 import { OnboardingApi, TeamsApi } from './teamClient';
+import { SchedulesApi } from './scheduleClient';
 import { ApiError, errorFromResponse, UNREACHABLE, type FetchFn } from './errors';
 import { postSse } from '../sse/stream';
 import type {
@@ -90,6 +94,8 @@ export class ApiClient {
   readonly teams = new TeamsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** Line comments on a task's diff and sending them back to the agent (lineCommentClient.ts). */
   readonly lineComments = new LineCommentsApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** Routines: schedules, their fires and the spec preview (scheduleClient.ts). */
+  readonly schedules = new SchedulesApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The first-run welcome (teamClient.ts). */
   readonly onboarding = new OnboardingApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The OpenClaw Gateway's settings, status, MCP registration and activity (openclawClient.ts). */
@@ -203,8 +209,10 @@ export class ApiClient {
     return decodeRuntimeEntry(await this.request('POST', `${rt(id)}/recheck`, {}));
   }
 
-  async listRuns(opts: { limit?: number; before?: string | null } = {}, signal?: AbortSignal): Promise<RunsPage> {
+  /** Recent runs, newest first; with sessionKey only that conversation's (an agent's chat: "agent:<id>:chat"). */
+  async listRuns(opts: { limit?: number; before?: string | null; sessionKey?: string } = {}, signal?: AbortSignal): Promise<RunsPage> {
     const q = new URLSearchParams();
+    if (opts.sessionKey) q.set('sessionKey', opts.sessionKey);
     if (opts.limit !== undefined) q.set('limit', String(opts.limit));
     if (opts.before) q.set('before', opts.before);
     const qs = q.toString();
@@ -221,9 +229,14 @@ export class ApiClient {
 
   // ---- the board ----
 
-  async listTasks(opts: { status?: TaskStatus[] } = {}, signal?: AbortSignal): Promise<Task[]> {
-    const qs = opts.status?.length ? `?status=${opts.status.join(',')}` : '';
-    return decodeTasks(await this.request('GET', `/api/board${qs}`, undefined, signal));
+  /** One page of the board: its tasks, the next page's cursor ("" at the end) and per-status counts over the whole filter. */
+  async listTasks(q: TaskQuery = {}, signal?: AbortSignal): Promise<TaskPage> {
+    const p = new URLSearchParams();
+    if (q.status?.length) p.set('status', q.status.join(','));
+    for (const k of ['teamId', 'agentId', 'runtime', 'q', 'order', 'cursor'] as const) if (q[k]) p.set(k, q[k]);
+    if (q.limit) p.set('limit', String(q.limit));
+    const qs = p.toString().replaceAll('%2C', ',');
+    return decodeTaskPage(await this.request('GET', `/api/board${qs ? `?${qs}` : ''}`, undefined, signal));
   }
 
   async createTask(req: NewTaskRequest): Promise<Task> {
@@ -256,8 +269,12 @@ export class ApiClient {
     return decodeDiff(await this.request('GET', `${task(id)}/diff`, undefined, signal));
   }
 
-  /** Starts a run of a board task and returns its id at once; refusals carry a reason (conflict, budget_paused, …). */
-  async runTask(runtimeId: string, req: TaskRunRequest): Promise<{ runId: string }> {
+  /**
+   * Starts a run of a board task and returns its id at once (and, when the
+   * quota governor routed it to a fallback runtime, where from and why);
+   * refusals carry a reason (conflict, budget_paused, quota, …).
+   */
+  async runTask(runtimeId: string, req: TaskRunRequest): Promise<StartedRun> {
     return decodeStartRun(await this.request('POST', `${rt(runtimeId)}/run`, { ...req, wait: false }));
   }
 

@@ -140,9 +140,22 @@ export function parseInstallEvent(data: string): InstallEvent | null {
   }
 }
 
-export function decodeStartRun(v: unknown): { runId: string } {
+/** A started run's id; for a task the quota governor routed to a fallback runtime, where from and why. */
+export interface StartedRun {
+  runId: string;
+  /** The runtime first asked (set only when routed). */
+  routedFrom?: string;
+  /** The runtime it runs on instead. */
+  runtime?: string;
+  why?: string;
+}
+
+export function decodeStartRun(v: unknown): StartedRun {
   need(isObject(v) && typeof v.runId === 'string' && v.runId !== '', 'start run answer has no runId');
-  return { runId: v.runId };
+  if (typeof v.routedFrom !== 'string' || v.routedFrom === '') return { runId: v.runId };
+  const out: StartedRun = { runId: v.runId, routedFrom: v.routedFrom, why: typeof v.why === 'string' ? v.why : '' };
+  if (typeof v.runtime === 'string' && v.runtime) out.runtime = v.runtime;
+  return out;
 }
 
 const str = (v: unknown): v is string => typeof v === 'string';

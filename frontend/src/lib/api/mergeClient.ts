@@ -99,6 +99,8 @@ export function jsonRequest(fetchFn?: FetchFn): Request {
       throw new ApiError(0, UNREACHABLE);
     }
     if (!res.ok) throw await errorFromResponse(res);
+    // 204 (a secret deleted) has no body to read.
+    if (res.status === 204) return null;
     try {
       return (await res.json()) as unknown;
     } catch {

@@ -41,6 +41,9 @@ export function decodeTeam(v: unknown): Team {
     leaderAgentId: strOrNull(v.leaderAgentId),
     brief: str(v.brief),
     repoPath: strOrNull(v.repoPath),
+    // On unless the server says off (older servers have no critic).
+    critic: v.critic !== false,
+    fallbackRuntime: strOrNull(v.fallbackRuntime),
     createdAt: num(v.createdAt),
     updatedAt: num(v.updatedAt),
     members: list(v.members).map(decodeMember),

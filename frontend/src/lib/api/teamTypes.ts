@@ -17,6 +17,10 @@ export interface Team {
   leaderAgentId: string | null;
   brief: string;
   repoPath: string | null;
+  /** The critic reviews the team's auto-mode tasks when their change is risky (on unless turned off). */
+  critic: boolean;
+  /** Where the quota governor routes the team's work when a window is spent; null for none. */
+  fallbackRuntime?: string | null;
   createdAt: number;
   updatedAt: number;
   members: Member[];
@@ -35,6 +39,10 @@ export interface TeamPatch {
   leaderAgentId?: string | null;
   brief?: string;
   repoPath?: string | null;
+  /** Turn the critic's reviews of the team's auto-mode tasks on or off. */
+  critic?: boolean;
+  /** A runtime for when a window is spent; null clears it. */
+  fallbackRuntime?: string | null;
 }
 
 export type PostKind = 'user' | 'peer' | 'delegate' | 'system';

@@ -123,6 +123,9 @@ export type DoneReason = 'success' | 'max_turns' | 'aborted' | 'error';
 /** How a run's or a charge's dollar figure was arrived at (backend/budget kinds). */
 export type CostKind = 'reported' | 'local' | 'token-estimate' | 'char-estimate';
 
+/** What a run is to the task it is listed on: its own work (and fix runs), or the critic's review of its change. */
+export type RunRole = 'task' | 'critic';
+
 /** One row of the runs ledger. Times are Unix milliseconds. */
 export interface Run {
   id: string;
@@ -133,6 +136,8 @@ export interface Run {
   teamId: string | null;
   model: string | null;
   title: string;
+  /** The whole message the run was started with (bounded, secrets redacted); only in GET /api/runs/{id} and GET /api/runs?sessionKey=. */
+  prompt?: string;
   status: RunStatus;
   doneReason: DoneReason | null;
   summary: string;
@@ -145,6 +150,10 @@ export interface Run {
   createdAt: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** Only in a task's run list (GET /api/board/{id}): the run's role there. */
+  role?: RunRole;
+  /** For a run a cap budget stopped (error "budget_paused:<scope>"): which budget, and its limit. */
+  budgetStop?: { scope: string; scopeId: string; limitUsd: number | null };
 }
 
 export interface RunsPage {

@@ -98,6 +98,8 @@ export function makeTask(over: Partial<Task> = {}): Task {
     repoPath: null,
     baseRef: null,
     verifyCommand: null,
+    critic: 'auto',
+    secrets: [],
     assigneeAgentId: null,
     assigneeRuntime: null,
     runId: null,

@@ -1,0 +1,2 @@
+void clawboo_tune_webkit(void);
+void clawboo_trim_malloc(void);

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { makeRun } from '../../lib/testing/fixtures';
+import { CRITIC_OPTIONS, criticNote, runRoleLabel } from './critic';
+
+describe('critic settings', () => {
+  it('offers auto, always and never, auto first', () => {
+    expect(CRITIC_OPTIONS.map((o) => o.value)).toEqual(['auto', 'on', 'off']);
+    expect(CRITIC_OPTIONS[0]?.label).toBe('Auto (review risky changes)');
+  });
+
+  it('says what auto means when the team turned the critic off', () => {
+    expect(criticNote('auto', false)).toMatch(/auto means no review for this team/);
+    expect(criticNote('auto', true)).toMatch(/risky/);
+    expect(criticNote('auto', null)).toMatch(/risky/);
+    // A task's own on or off wins over its team.
+    expect(criticNote('on', false)).toMatch(/every change once its verify command passes/);
+    expect(criticNote('off', true)).toMatch(/never/);
+  });
+
+  it('labels the critic’s review runs only', () => {
+    expect(runRoleLabel(makeRun({ role: 'critic' }))).toBe('Critic review');
+    expect(runRoleLabel(makeRun({ role: 'task' }))).toBe('');
+    expect(runRoleLabel(makeRun({}))).toBe('');
+  });
+});

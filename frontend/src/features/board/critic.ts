@@ -1,0 +1,32 @@
+// The critic's settings as the board shows them (backend/review): a task's
+// auto / on / off, and what auto means for its team.
+
+import type { CriticMode } from '../../lib/api/boardTypes';
+import type { Run } from '../../lib/api/types';
+
+/** The choices of a task's critic select, in order. */
+export const CRITIC_OPTIONS: readonly { value: CriticMode; label: string }[] = [
+  { value: 'auto', label: 'Auto (review risky changes)' },
+  { value: 'on', label: 'Always' },
+  { value: 'off', label: 'Never' },
+];
+
+/**
+ * What a task's critic setting does, in a sentence. teamCritic is its
+ * team's switch (null: no team, or not known yet).
+ */
+export function criticNote(mode: CriticMode, teamCritic: boolean | null): string {
+  switch (mode) {
+    case 'on':
+      return 'A fresh session reviews every change once its verify command passes, before it is done.';
+    case 'off':
+      return 'The critic never reviews this task.';
+  }
+  if (teamCritic === false) return 'This task’s team has the critic off, so auto means no review for this team.';
+  return 'Reviewed when the change is risky: a delegated or split task, more than 5 files or more than 300 lines.';
+}
+
+/** A run's label in a task's run list: the critic's reviews are named. */
+export function runRoleLabel(r: Run): string {
+  return r.role === 'critic' ? 'Critic review' : '';
+}
