@@ -126,6 +126,31 @@ describe('the board page', { timeout: 60_000 }, () => {
     }
   });
 
+  test('while the first read is under way the counts say so instead of 0, then count every task', async () => {
+    await apiPost('/api/board', { title: 'A counted card', kind: 'research' });
+    const context = await browser.newContext(AT_1280);
+    try {
+      const page = await context.newPage();
+      let release;
+      const held = new Promise((r) => (release = r));
+      await page.route(/\/api\/board(\?|$)/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(`${server.url}/#/board`);
+      await page.waitForSelector('body[data-ready="1"]');
+      const todo = page.getByTestId('board-column-todo');
+      assert.equal((await todo.getByTestId('column-count').textContent()).trim(), '…');
+      assert.equal((await page.getByTestId('board-total').textContent()).trim(), 'Counting…');
+      release();
+      await todo.getByTestId('task-card').first().waitFor();
+      assert.match((await todo.getByTestId('column-count').textContent()).trim(), /^[1-9]\d*$/);
+      assert.match((await page.getByTestId('board-total').textContent()).trim(), /^[1-9]\d* tasks?$/);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('Enter on a focused card opens its drawer with the focus inside; Escape closes it and the focus is back on the card', async () => {
     const { task } = await apiPost('/api/board', { title: 'Reach me by keyboard', kind: 'research' });
     const { page, context } = await openPage(browser, `${server.url}/#/board`, AT_1280);
