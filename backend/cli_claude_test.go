@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -129,15 +128,7 @@ func (rg *claudeRig) noKey(t *testing.T, ctx context.Context, runIDs ...string) 
 	if strings.Contains(rg.logs.String(), claudeTestKey) {
 		t.Fatal("the key reached the logs")
 	}
-	_ = filepath.WalkDir(rg.home, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if data, _ := os.ReadFile(p); strings.Contains(string(data), claudeTestKey) {
-			t.Errorf("the key is stored in %s", p)
-		}
-		return nil
-	})
+	scanHomeFor(t, rg.home, claudeTestKey)
 }
 
 // TestClaudeBoardTask runs a board code task on the real claude end to

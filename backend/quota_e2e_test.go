@@ -20,10 +20,11 @@ import (
 // quotaRig is a backend with the mock runtime and a quota clock the test
 // steps past a window's reset.
 type quotaRig struct {
-	b   *Backend
-	h   http.Handler
-	mu  sync.Mutex
-	now time.Time
+	b    *Backend
+	home string
+	h    http.Handler
+	mu   sync.Mutex
+	now  time.Time
 }
 
 func (q *quotaRig) clock() time.Time { q.mu.Lock(); defer q.mu.Unlock(); return q.now }
@@ -49,7 +50,7 @@ func newQuotaRig(t testing.TB) *quotaRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	q.b, q.h = b, b.Handler()
+	q.b, q.h, q.home = b, b.Handler(), home
 	return q
 }
 

@@ -63,8 +63,12 @@ func (b *Backend) resumeDeferred(ctx context.Context, d quota.Deferral) error {
 		if t.Status != board.Todo {
 			return nil
 		}
+		// The held run comes back as it was asked: its message (a fix
+		// run's findings, a send-back's comments) and its place in the
+		// task's chain of successors and fixes.
 		_, err = b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.ID(d.Runtime), AgentID: d.AgentID,
-			TaskID: d.TaskID, Reason: "quota-resume"})
+			TaskID: d.TaskID, Message: d.Message, Reason: "quota-resume",
+			Carry: supervisor.Carry{Generation: d.Generation, Fixes: d.Fixes, ContinueSession: d.ContinueSession}})
 		return err
 	case quota.KindTeamTurn:
 		if b.Orchestrator == nil {
@@ -117,11 +121,10 @@ func (g quotaGate) Admit(ctx context.Context, w supervisor.QuotaWork) (executor.
 			return fb, hold.Reason + "; routed to " + b.runtimeName(string(fb)), nil
 		}
 	}
-	d := quota.Deferral{TaskID: w.TaskID, TeamID: w.TeamID, AgentID: w.AgentID, Title: w.Title}
-	if w.TaskID != "" {
-		d.Kind = quota.KindTask
-	} else {
-		d.Kind, d.Message = quota.KindTeamTurn, redact.Secrets(w.Message)
+	d := heldWork(w)
+	d.Kind = quota.KindTask
+	if w.TaskID == "" {
+		d.Kind = quota.KindTeamTurn
 	}
 	d, err = b.Quota.Defer(ctx, d, *hold)
 	if err != nil {
@@ -171,9 +174,18 @@ func (g quotaGate) Paused(ctx context.Context, w supervisor.QuotaWork, q executo
 		hold = &quota.Hold{Runtime: string(w.Runtime), Window: quota.Window{Window: q.Window}, Until: until,
 			Reason: b.runtimeName(string(w.Runtime)) + " " + quota.WindowLabel(q.Window) + " window rejected"}
 	}
-	_, err = b.Quota.Defer(ctx, quota.Deferral{Kind: quota.KindTask, TaskID: w.TaskID, TeamID: w.TeamID, AgentID: w.AgentID, Title: w.Title}, *hold)
+	d := heldWork(w)
+	d.Kind = quota.KindTask
+	_, err = b.Quota.Defer(ctx, d, *hold)
 	if err != nil {
 		return "Paused: " + hold.Reason + ". It could not be deferred (" + err.Error() + "); run it again after the reset."
 	}
 	return "Paused: " + hold.Reason + ". The task starts again then, continuing its session."
+}
+
+// heldWork is the deferral of w: who and what it is, its message with keys
+// scrubbed, and a task run's place in its chain.
+func heldWork(w supervisor.QuotaWork) quota.Deferral {
+	return quota.Deferral{TaskID: w.TaskID, TeamID: w.TeamID, AgentID: w.AgentID, Title: w.Title, Message: redact.Secrets(w.Message),
+		Generation: w.Carry.Generation, Fixes: w.Carry.Fixes, ContinueSession: w.Carry.ContinueSession}
 }

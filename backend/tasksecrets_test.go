@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -163,16 +162,7 @@ func TestTaskSecretsComeFromTheVaultByName(t *testing.T) {
 	if err := b.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	home := b.Config.Home
-	_ = filepath.WalkDir(filepath.Dir(home), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte(sentinel)) {
-			t.Errorf("%s holds the secret's value", p)
-		}
-		return nil
-	})
+	scanHomeFor(t, filepath.Dir(b.Config.Home), sentinel)
 }
 
 // approveAll approves every command request until ctx ends.
@@ -184,4 +174,20 @@ func approveAll(ctx context.Context, b *Backend) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// scanHomeFor fails when any file under home holds value (the file vault
+// keeps secrets sealed). Close the backend first to count the database's
+// WAL as well.
+func scanHomeFor(t *testing.T, home, value string) {
+	t.Helper()
+	_ = filepath.Walk(home, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), value) {
+			t.Errorf("%s holds the secret value", path)
+		}
+		return nil
+	})
 }

@@ -3,9 +3,11 @@ package quota
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -28,10 +30,55 @@ type Deferral struct {
 	Window  string `json:"window"`
 	Until   int64  `json:"until"`
 	Reason  string `json:"reason"`
-	// Message is a team turn's message (secrets scrubbed by the caller);
-	// never sent to the UI.
-	Message   string `json:"-"`
-	CreatedAt int64  `json:"createdAt"`
+	// Message is a team turn's message, or what a task run added to its
+	// task (a fix run's findings, a send-back's comments); secrets are
+	// scrubbed by the caller, and it is never sent to the UI.
+	Message string `json:"-"`
+	// Generation, Fixes and ContinueSession are a task run's place in its
+	// chain (supervisor.Carry), so the run that comes back is the one held.
+	Generation      int   `json:"-"`
+	Fixes           int   `json:"-"`
+	ContinueSession bool  `json:"-"`
+	CreatedAt       int64 `json:"createdAt"`
+}
+
+// maxMessage bounds the message a deferral keeps.
+const maxMessage = 64 << 10
+
+// payload is how a deferral's message and chain are stored.
+type payload struct {
+	Message         string `json:"message,omitempty"`
+	Generation      int    `json:"generation,omitempty"`
+	Fixes           int    `json:"fixes,omitempty"`
+	ContinueSession bool   `json:"continueSession,omitempty"`
+}
+
+func (d Deferral) payload() string {
+	b, _ := json.Marshal(payload{Message: bound(d.Message), Generation: d.Generation, Fixes: d.Fixes, ContinueSession: d.ContinueSession})
+	return string(b)
+}
+
+// bound cuts a message to maxMessage bytes on a character boundary.
+func bound(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	n := maxMessage
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// setPayload reads a stored payload; one that is not JSON is a bare
+// message.
+func (d *Deferral) setPayload(s string) {
+	var p payload
+	if json.Unmarshal([]byte(s), &p) != nil {
+		d.Message = s
+		return
+	}
+	d.Message, d.Generation, d.Fixes, d.ContinueSession = p.Message, p.Generation, p.Fixes, p.ContinueSession
 }
 
 func (d Deferral) target() string {
@@ -45,7 +92,9 @@ const deferralCols = `id, kind, task_id, team_id, agent_id, title, runtime, wind
 
 func scanDeferral(sc interface{ Scan(...any) error }) (Deferral, error) {
 	var d Deferral
-	err := sc.Scan(&d.ID, &d.Kind, &d.TaskID, &d.TeamID, &d.AgentID, &d.Title, &d.Runtime, &d.Window, &d.Until, &d.Reason, &d.Message, &d.CreatedAt)
+	var pl string
+	err := sc.Scan(&d.ID, &d.Kind, &d.TaskID, &d.TeamID, &d.AgentID, &d.Title, &d.Runtime, &d.Window, &d.Until, &d.Reason, &pl, &d.CreatedAt)
+	d.setPayload(pl)
 	return d, err
 }
 
@@ -67,7 +116,7 @@ func (s *Service) Defer(ctx context.Context, d Deferral, h Hold) (Deferral, erro
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO quota_deferrals (id, kind, target, task_id, team_id, agent_id, title, runtime, window, until, reason, payload, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, d.Kind, d.target(), d.TaskID, d.TeamID, d.AgentID, d.Title,
-			d.Runtime, d.Window, d.Until, d.Reason, d.Message, d.CreatedAt)
+			d.Runtime, d.Window, d.Until, d.Reason, d.payload(), d.CreatedAt)
 		return err
 	})
 	if err != nil {

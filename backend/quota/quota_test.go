@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
@@ -252,5 +253,44 @@ func TestTightestWindowForTheTray(t *testing.T) {
 	c.add(3 * time.Hour)
 	if got := s.Tightest(); got != "" {
 		t.Fatalf("after every reset: %q", got)
+	}
+}
+
+// A held task run keeps what it was asked (its message, lines and all)
+// and its place in its chain across a restart; a huge message is cut to
+// the bound on a character boundary.
+func TestDeferralKeepsTheHeldRunsMessageAndChain(t *testing.T) {
+	c := &fakeClock{t: time.Date(2026, 12, 2, 12, 0, 0, 0, time.Local)}
+	path := filepath.Join(t.TempDir(), "q.db")
+	s, closeDB := open(t, path, c)
+	ctx := context.Background()
+	hold := Hold{Runtime: "codex", Window: Window{Window: "seven_day"}, Until: c.now().Add(time.Hour).UnixMilli(), Reason: "held"}
+	msg := "Fix these findings:\n1. main.go:3 crash\n2. «unicode» stays"
+	if _, err := s.Defer(ctx, Deferral{Kind: KindTask, TaskID: "task-1", Message: msg, Generation: 2, Fixes: 1, ContinueSession: true}, hold); err != nil {
+		t.Fatal(err)
+	}
+	huge := "a" + strings.Repeat("é", maxMessage) // two bytes each: the bound falls inside one
+	if _, err := s.Defer(ctx, Deferral{Kind: KindTeamTurn, TeamID: "team", AgentID: "lead", Message: huge}, hold); err != nil {
+		t.Fatal(err)
+	}
+	closeDB()
+	s2, _ := open(t, path, c)
+	list, err := s2.Deferred(ctx)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("deferrals: %v %+v", err, list)
+	}
+	var task, turn Deferral
+	for _, d := range list {
+		if d.Kind == KindTask {
+			task = d
+		} else {
+			turn = d
+		}
+	}
+	if task.Message != msg || task.Generation != 2 || task.Fixes != 1 || !task.ContinueSession {
+		t.Fatalf("the task's deferral: %+v", task)
+	}
+	if len(turn.Message) != maxMessage-1 || !utf8.ValidString(turn.Message) || turn.Generation != 0 || turn.ContinueSession {
+		t.Fatalf("the bounded turn: %d bytes, valid %v, %+v", len(turn.Message), utf8.ValidString(turn.Message), turn.Generation)
 	}
 }

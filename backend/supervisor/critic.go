@@ -47,7 +47,7 @@ func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif
 		comment("The critic did not run (no review checkout: " + err.Error() + "); the change goes on without its review.")
 		return "", false
 	}
-	round := l.params.fixes + 1
+	round := l.params.Carry.Fixes + 1
 	v := review.Critique(ctx, criticRunner{l}, review.Request{TaskID: t.ID, Title: t.Title, Description: t.Description,
 		Diff: change.Diff, Round: round}, rc.Path)
 	if err := s.opts.Worktrees.CloseReview(context.Background(), rc); err != nil {
@@ -77,7 +77,7 @@ func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif
 			s.opts.Log.Warn("run report not saved", "task", t.ID, "err", err)
 		}
 	}
-	if l.params.fixes >= review.MaxFixes {
+	if l.params.Carry.Fixes >= review.MaxFixes {
 		// The board's comment is the notice: a delegated task's orchestrator
 		// reports the child's end (blocked) to its leader from it.
 		finish(board.Outcome{To: board.Blocked, Verification: verif, Comment: &board.NewComment{AuthorType: "system", Body: review.BlockedComment(blocking)}})
@@ -86,7 +86,7 @@ func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif
 	finish(board.Outcome{To: board.Todo, Verification: verif, Comment: &board.NewComment{AuthorType: "system", Body: review.FixComment(blocking, round)}})
 	p := l.params
 	p.Message = review.FixMessage(blocking, round)
-	p.workDir, p.fixes = "", l.params.fixes+1
+	p.workDir, p.Carry = "", Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes + 1}
 	p.Reason = "critic-fix"
 	h, err := s.Start(context.Background(), p)
 	if err != nil {

@@ -2,9 +2,12 @@ package supervisor
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/redact"
 )
 
 // QuotaGate is the quota governor as the supervisor sees it (backend/quota,
@@ -32,9 +35,13 @@ type QuotaWork struct {
 	TaskID  string
 	// Title names the work where deferrals are listed.
 	Title string
-	// Message is a team turn's message (to start it again after the reset).
+	// Message is a team turn's message, or what a task run adds to its
+	// task (a critic fix run's findings, a send-back's line comments), to
+	// start it again after the reset; a task's secret values are hidden.
 	Message string
 	Reason  string
+	// Carry is the task run's place in its chain, kept with a deferral.
+	Carry Carry
 }
 
 // ReasonQuota is the refusal reason of work the governor held back.
@@ -67,6 +74,24 @@ func (s *Supervisor) admit(ctx context.Context, a *executor.Adapter, p *StartPar
 	p.RuntimeID, *a = route, to
 	s.opts.Log.Info("work routed to a fallback runtime", "from", w.Runtime, "to", route, "task", w.TaskID, "team", w.TeamID, "why", why)
 	return nil
+}
+
+// heldMessage is what a task run adds to its task, with the task's secret
+// values hidden, for the governor to keep should it defer the run. When
+// the values cannot be read it is "": a message that may hold one is
+// never stored.
+func (s *Supervisor) heldMessage(ctx context.Context, t board.Task, msg string) string {
+	if s.opts.Quota == nil || strings.TrimSpace(msg) == "" || len(t.Secrets) == 0 {
+		return msg
+	}
+	if s.opts.TaskSecrets == nil {
+		return ""
+	}
+	vals, err := s.opts.TaskSecrets(ctx, t.Secrets)
+	if err != nil {
+		return ""
+	}
+	return redact.Values(vals).Hide(msg)
 }
 
 // quotaSeen records a window a run reported and, for a task run on a CLI

@@ -43,7 +43,7 @@ func decodeSession(stored, key string) string {
 // the last one its runtime reported there. A successor (a fresh session by
 // design), a run with no key, or a failed read starts fresh.
 func (l *liveRun) resumeFor(ctx context.Context, key string) string {
-	if key == "" || l.params.generation > 0 {
+	if key == "" || (l.params.Carry.Generation > 0 && !l.params.Carry.ContinueSession) {
 		return ""
 	}
 	stored, err := l.s.opts.Store.LastSession(ctx, string(l.params.RuntimeID), key)

@@ -175,6 +175,18 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 	return s, nil
 }
 
+// Carry is a task run's place in its chain of runs.
+type Carry struct {
+	// Generation counts the successors since the first run of this task
+	// hit its turn limit (each starts a fresh session).
+	Generation int
+	// Fixes counts the critic's fix runs so far in this chain (critic.go).
+	Fixes int
+	// ContinueSession resumes the task's last session even in a successor:
+	// the run that was stopped mid-way (a quota pause) goes on where it was.
+	ContinueSession bool
+}
+
 // StartParams describe a run to start: an ad-hoc message, or a board task.
 type StartParams struct {
 	RuntimeID executor.ID
@@ -205,9 +217,12 @@ type StartParams struct {
 	IdleTimeout  time.Duration
 	IdleToolOpen time.Duration
 
-	workDir    string // the task's worktree, set by the runner
-	generation int    // successors since the first run of this task hit its turn limit
-	fixes      int    // the critic's fix runs so far in this chain (critic.go)
+	// Carry is what work brings along from the run it continues: set by
+	// the runner for successors and fix runs, and by the composition root
+	// for work coming back after a quota deferral. Zero for new work.
+	Carry Carry
+
+	workDir string // the task's worktree, set by the runner
 	// scopes charges an ad-hoc run to a task's budgets (the critic's),
 	// and hider hides that task's secret values in what it records (the
 	// diff it reviews may hold one).

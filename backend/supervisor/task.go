@@ -82,7 +82,8 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	if err := s.preflight(ctx, tc.scopes); err != nil {
 		return nil, "", err
 	}
-	if err := s.admit(ctx, ap, p, QuotaWork{AgentID: p.AgentID, TeamID: tc.scopes.TeamID, TaskID: t.ID, Title: t.Title, Reason: p.Reason}); err != nil {
+	if err := s.admit(ctx, ap, p, QuotaWork{AgentID: p.AgentID, TeamID: tc.scopes.TeamID, TaskID: t.ID, Title: t.Title, Reason: p.Reason,
+		Message: s.heldMessage(ctx, t, p.Message), Carry: p.Carry}); err != nil {
 		return nil, "", err
 	}
 	if a = *ap; a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {

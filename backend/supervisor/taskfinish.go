@@ -38,7 +38,7 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		l.mu.Unlock()
 	}
 	if o.done != nil && o.done.Reason == executor.DoneMaxTurns && run.Status == store.RunSucceeded &&
-		l.params.generation < MaxSuccessors && l.continueInSuccessor(finish) {
+		l.params.Carry.Generation < MaxSuccessors && l.continueInSuccessor(finish) {
 		return
 	}
 	if run.Status != store.RunSucceeded {
@@ -48,7 +48,8 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 			why = budget.PauseComment(budget.Scope(o.budgetStop))
 		case o.quotaStop != nil && run.Status == store.RunAborted:
 			why = s.opts.Quota.Paused(ctx, QuotaWork{Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: tc.scopes.TeamID,
-				TaskID: taskID, Title: tc.task.Title, Reason: l.params.Reason}, *o.quotaStop)
+				TaskID: taskID, Title: tc.task.Title, Reason: l.params.Reason,
+				Carry: Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes, ContinueSession: true}}, *o.quotaStop)
 		case run.Status == store.RunAborted:
 			why = "The run was stopped before it finished."
 		}
@@ -178,13 +179,13 @@ const MaxSuccessors = 3
 // successor could not start, leaving the caller to finish as usual.
 func (l *liveRun) continueInSuccessor(finish func(board.Outcome)) bool {
 	s := l.s
-	gen := l.params.generation + 1
+	gen := l.params.Carry.Generation + 1
 	l.pauseWorktree()
 	finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system",
 		Body: fmt.Sprintf("The run reached its turn limit; continuing in a fresh session (%d of %d) from its handoff note.", gen, MaxSuccessors)}})
 	p := l.params
 	p.Message = "Continue this task from where the previous session stopped; its handoff note is in your context."
-	p.workDir, p.generation = "", gen
+	p.workDir, p.Carry = "", Carry{Generation: gen, Fixes: l.params.Carry.Fixes}
 	h, err := s.Start(context.Background(), p)
 	if err != nil {
 		s.opts.Log.Warn("successor run not started", "task", l.task.task.ID, "err", err)

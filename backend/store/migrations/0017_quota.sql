@@ -28,7 +28,7 @@ CREATE TABLE quota_deferrals (
   window      TEXT NOT NULL DEFAULT '',
   until       INTEGER NOT NULL,
   reason      TEXT NOT NULL,
-  payload     TEXT NOT NULL DEFAULT '',  -- a team turn's message (secrets scrubbed)
+  payload     TEXT NOT NULL DEFAULT '',  -- JSON: the work's message (secrets scrubbed) and its task chain
   created_at  INTEGER NOT NULL,
   UNIQUE (kind, target)
 );
