@@ -189,6 +189,8 @@ describe('quota ledger and governor', () => {
       assert.match(await dialog.textContent(), /Summarise the changelog.*stays in To do/s);
       // Focus starts on the safe answer; the axe check covers the open dialog.
       assert.equal(await focusedTestid(page), 'quota-cancel-keep');
+      // Two answers that both say "Cancel" would be a riddle.
+      assert.equal((await page.getByTestId('quota-cancel-keep').textContent()).trim(), 'Keep waiting');
       assert.deepEqual(await axeProblems(page), []);
       await page.keyboard.press('Tab');
       assert.equal(await focusedTestid(page), 'quota-cancel-confirm');
