@@ -41,7 +41,8 @@ func decodeSession(stored, key string) string {
 
 // resumeFor is the native session a run in conversation key continues:
 // the last one its runtime reported there. A successor (a fresh session by
-// design), a run with no key, or a failed read starts fresh.
+// design, unless it is coming back from a mid-run quota pause), a run with
+// no key, or a failed read starts fresh.
 func (l *liveRun) resumeFor(ctx context.Context, key string) string {
 	if key == "" || (l.params.Carry.Generation > 0 && !l.params.Carry.ContinueSession) {
 		return ""
