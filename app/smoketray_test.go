@@ -72,26 +72,7 @@ func windowVisible() bool {
 // the live-run count in its menu, keeps the app alive when the window is
 // closed with a run live, reopens the window, pauses every run and quits.
 func testTray(t *testing.T, bin string) {
-	host, err := exec.LookPath("gtk-sni-tray-standalone")
-	if err != nil {
-		t.Fatalf("the tray host is needed (apt-get install haskell-gtk-sni-tray-utils, done by build/deps.sh test): %v", err)
-	}
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	hostCmd := exec.Command(host, "--watcher")
-	hostCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := hostCmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = syscall.Kill(-hostCmd.Process.Pid, syscall.SIGKILL); _ = hostCmd.Wait() }()
-	waitFor(t, 20*time.Second, "the StatusNotifierWatcher", func() (bool, string) {
-		var has bool
-		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
-		return has, fmt.Sprint(err)
-	})
+	conn := startTrayHost(t)
 
 	d := startDesktop(t, bin, "CLAWBOO_VAULT=file")
 	base := d.baseURL(t)
@@ -173,4 +154,32 @@ func testTray(t *testing.T, bin string) {
 	if got := runStatus(t, d.home, live2); got != "aborted" {
 		t.Fatalf("the live run is %q, want aborted", got)
 	}
+}
+
+// startTrayHost starts a StatusNotifier host (with its own watcher) and
+// answers a session-bus connection once the watcher is on the bus; the
+// host is killed and the connection closed when the test ends.
+func startTrayHost(t *testing.T) *dbus.Conn {
+	t.Helper()
+	host, err := exec.LookPath("gtk-sni-tray-standalone")
+	if err != nil {
+		t.Fatalf("the tray host is needed (apt-get install haskell-gtk-sni-tray-utils, done by build/deps.sh test): %v", err)
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	hostCmd := exec.Command(host, "--watcher")
+	hostCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := hostCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-hostCmd.Process.Pid, syscall.SIGKILL); _ = hostCmd.Wait() })
+	waitFor(t, 20*time.Second, "the StatusNotifierWatcher", func() (bool, string) {
+		var has bool
+		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
+		return has, fmt.Sprint(err)
+	})
+	return conn
 }

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/godbus/dbus/v5"
 )
 
 // The window under a real window manager (openbox, from Debian): closing
@@ -151,26 +149,7 @@ func testWMClose(t *testing.T, bin string) {
 
 	// A tray host: closing with a run live hides the window, the app and the
 	// run go on; with nothing running closing quits.
-	host, err := exec.LookPath("gtk-sni-tray-standalone")
-	if err != nil {
-		t.Fatalf("the tray host is needed (apt-get install haskell-gtk-sni-tray-utils): %v", err)
-	}
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	hostCmd := exec.Command(host, "--watcher")
-	hostCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := hostCmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = syscall.Kill(-hostCmd.Process.Pid, syscall.SIGKILL); _ = hostCmd.Wait() }()
-	waitFor(t, 20*time.Second, "the StatusNotifierWatcher", func() (bool, string) {
-		var has bool
-		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
-		return has, fmt.Sprint(err)
-	})
+	conn := startTrayHost(t)
 	d = startDesktop(t, bin, "CLAWBOO_VAULT=file")
 	win = mainWindow(t)
 	p = page{t: t, base: d.baseURL(t)}

@@ -7,53 +7,21 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/approvals-ui.test.mjs)
 
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
-import { askToDelete, connectTools, pathExists, pendingApprovalId } from './mcptools.mjs';
-import { apiAnswer } from './api.mjs';
+import { describe, test } from 'node:test';
+import { openPage, requireBin } from './harness.mjs';
+import { approvalsRig, pathExists } from './mcptools.mjs';
 
-const bin = requireBin();
-
-let server;
-let browser;
-let home;
-let env;
-/** clawboo-tools: call(method, params, notification). */
-let mcp;
-
-before(async () => {
-  // A fresh HOME: delete_path only ever touches folders made here.
-  home = await mkdtemp(join(tmpdir(), 'clawboo-approvals-ui-home-'));
-  env = { ...process.env, HOME: home, CLAWBOO_VAULT: 'file' };
-  server = await startServer({ env });
-  browser = await launchBrowser();
-  mcp = await connectTools(bin, server, env);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (home) await rm(home, { recursive: true, force: true });
-});
-
-const askDelete = (name, why) => askToDelete(mcp, home, name, why);
-
-const api = (method, path, body) => apiAnswer(server, method, path, body);
-
+const rig = approvalsRig(requireBin(), 'clawboo-approvals-ui-home-');
+const { askDelete, api, card, pendingId } = rig;
 const exists = pathExists;
-
-const card = (page, id) => page.locator(`[data-testid="approval-card"][data-approval-id="${id}"]`);
-
-const pendingId = (path) => pendingApprovalId(server, path);
 
 const SHOTS = process.env.UI_SCREENSHOTS || '';
 
 describe('approvals page', () => {
   test('the title shows the arguments as the program receives them', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}/#/approvals`, { viewport: { width: 1280, height: 800 } });
+    const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/#/approvals`, { viewport: { width: 1280, height: 800 } });
     try {
       const { path, answer } = await askDelete('Mixed-Case_Scratch.txt', 'tidy up');
       const id = await pendingId(path);
@@ -78,7 +46,7 @@ describe('approvals page', () => {
   });
 
   test('answered requests stay visible with the answer and where it was given', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}/#/approvals`, { viewport: { width: 1280, height: 800 } });
+    const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/#/approvals`, { viewport: { width: 1280, height: 800 } });
     try {
       const a = await askDelete('history-page', 'one');
       const b = await askDelete('history-api', 'two');

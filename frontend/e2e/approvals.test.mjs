@@ -10,51 +10,17 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/approvals.test.mjs)
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
-import { askToDelete, connectTools, pathExists, pendingApprovalId } from './mcptools.mjs';
-import { apiAnswer } from './api.mjs';
+import { describe, test } from 'node:test';
+import { openPage, requireBin } from './harness.mjs';
+import { approvalsRig, pathExists } from './mcptools.mjs';
 
-const bin = requireBin();
-
-let server;
-let browser;
-let home;
-let env;
-/** clawboo-tools: call(method, params, notification). */
-let mcp;
-
-before(async () => {
-  // A fresh HOME: delete_path only ever touches folders made here.
-  home = await mkdtemp(join(tmpdir(), 'clawboo-approvals-home-'));
-  env = { ...process.env, HOME: home, CLAWBOO_VAULT: 'file' };
-  server = await startServer({ env });
-  browser = await launchBrowser();
-  mcp = await connectTools(bin, server, env);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (home) await rm(home, { recursive: true, force: true });
-});
-
-const askDelete = (name, why) => askToDelete(mcp, home, name, why);
-
-const api = (method, path, body) => apiAnswer(server, method, path, body);
-
+const rig = approvalsRig(requireBin(), 'clawboo-approvals-home-');
+const { askDelete, api, card, pendingId } = rig;
 const exists = pathExists;
-
-const card = (page, id) => page.locator(`[data-testid="approval-card"][data-approval-id="${id}"]`);
-
-const pendingId = (path) => pendingApprovalId(server, path);
 
 describe('approvals', () => {
   test('a request shows live with its details, the badge counts it, and Allow lets it run', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}/#/approvals`);
+    const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/#/approvals`);
     try {
       await page.getByTestId('approvals-view').waitFor();
       await page.getByTestId('approvals-empty').waitFor();
@@ -93,7 +59,7 @@ describe('approvals', () => {
   });
 
   test('Deny refuses; an answer given elsewhere takes the card down; a late click says already answered', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}/#/approvals`);
+    const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/#/approvals`);
     try {
       await page.getByTestId('approvals-view').waitFor();
 
@@ -165,7 +131,7 @@ describe('approvals', () => {
       createdAt: now,
       expiresAt: now + 600_000,
     };
-    const { page, context, problems } = await openPage(browser, `${server.url}/#/runs/${encodeURIComponent(runId)}`);
+    const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/#/runs/${encodeURIComponent(runId)}`);
     try {
       let answered = null;
       await page.route('**/api/approvals', (route) =>

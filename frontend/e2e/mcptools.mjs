@@ -1,13 +1,18 @@
 // A client of a test server's clawboo-tools MCP server, as a real MCP
 // client reaches it: the address and token from `clawboo mcp config`, then
 // JSON-RPC over streamable HTTP (a JSON or an SSE answer), session kept;
-// and the delete_path request the approval suites make a person answer.
+// the delete_path request the approval suites make a person answer; and
+// those suites' shared rig.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { promisify } from 'node:util';
+import { apiAnswer } from './api.mjs';
+import { launchBrowser, startServer } from './harness.mjs';
 
 /** Connects (initialize + initialized) and returns call(method, params, notification). */
 export async function connectTools(bin, server, env) {
@@ -69,3 +74,35 @@ export const pathExists = (p) =>
     () => true,
     () => false,
   );
+
+/**
+ * The approval suites' shared rig, registered as the suite's before and
+ * after: a `clawboo serve` on a fresh HOME (file vault; delete_path only
+ * ever touches folders made there), Chromium, and clawboo-tools connected
+ * as an agent would be. Its fields are set once before() has run.
+ */
+export function approvalsRig(bin, prefix) {
+  const rig = {
+    server: null,
+    browser: null,
+    home: '',
+    mcp: null,
+    askDelete: (name, why) => askToDelete(rig.mcp, rig.home, name, why),
+    api: (method, path, body) => apiAnswer(rig.server, method, path, body),
+    card: (page, id) => page.locator(`[data-testid="approval-card"][data-approval-id="${id}"]`),
+    pendingId: (path) => pendingApprovalId(rig.server, path),
+  };
+  before(async () => {
+    rig.home = await mkdtemp(join(tmpdir(), prefix));
+    const env = { ...process.env, HOME: rig.home, CLAWBOO_VAULT: 'file' };
+    rig.server = await startServer({ env });
+    rig.browser = await launchBrowser();
+    rig.mcp = await connectTools(bin, rig.server, env);
+  });
+  after(async () => {
+    await rig.browser?.close();
+    await rig.server?.stop();
+    if (rig.home) await rm(rig.home, { recursive: true, force: true });
+  });
+  return rig;
+}
