@@ -120,23 +120,7 @@ func TestOpenClawOnTheRealGateway(t *testing.T) {
 	fake := fakeresponses.New(fakeresponses.Text("chat-hello", "Hello from the Gateway."), fakeresponses.Text("chat-again", "Still here."))
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	g, err := gatewaytest.Start(gatewaytest.Options{Node: node, Entry: entry, ProviderURL: srv.URL + "/v1", ProviderKey: ocKey,
-		Token: ocToken, Ready: func(ctx context.Context, url string) error {
-			id, err := openclaw.LoadIdentity(t.TempDir())
-			if err != nil {
-				return err
-			}
-			c := openclaw.NewClient(openclaw.ClientOptions{Identity: id, Settings: func(context.Context) openclaw.Settings {
-				return openclaw.Settings{URL: url, Token: ocToken}
-			}})
-			c.Start()
-			defer c.Close()
-			return c.Request(ctx, "agents.list", nil, nil)
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Stop()
+	g := startRealGateway(t, node, entry, srv.URL+"/v1")
 
 	logs := &lockedBuf{}
 	home := t.TempDir()
@@ -272,4 +256,29 @@ func closeOnce(t *testing.T, b *Backend) {
 	if f, ok := closers.Load(b); ok {
 		f.(func())()
 	}
+}
+
+// startRealGateway starts the pinned OpenClaw Gateway with the model
+// provider at providerURL, ready once a paired client's agents.list is
+// answered; it stops when the test ends.
+func startRealGateway(t *testing.T, node, entry, providerURL string) *gatewaytest.Gateway {
+	t.Helper()
+	g, err := gatewaytest.Start(gatewaytest.Options{Node: node, Entry: entry, ProviderURL: providerURL, ProviderKey: ocKey,
+		Token: ocToken, Ready: func(ctx context.Context, url string) error {
+			id, err := openclaw.LoadIdentity(t.TempDir())
+			if err != nil {
+				return err
+			}
+			c := openclaw.NewClient(openclaw.ClientOptions{Identity: id, Settings: func(context.Context) openclaw.Settings {
+				return openclaw.Settings{URL: url, Token: ocToken}
+			}})
+			c.Start()
+			defer c.Close()
+			return c.Request(ctx, "agents.list", nil, nil)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	return g
 }

@@ -36,23 +36,7 @@ func TestRoutineOpenClawOnTheRealGateway(t *testing.T) {
 	)
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	g, err := gatewaytest.Start(gatewaytest.Options{Node: node, Entry: entry, ProviderURL: srv.URL + "/v1", ProviderKey: ocKey,
-		Token: ocToken, Ready: func(ctx context.Context, url string) error {
-			id, err := openclaw.LoadIdentity(t.TempDir())
-			if err != nil {
-				return err
-			}
-			c := openclaw.NewClient(openclaw.ClientOptions{Identity: id, Settings: func(context.Context) openclaw.Settings {
-				return openclaw.Settings{URL: url, Token: ocToken}
-			}})
-			c.Start()
-			defer c.Close()
-			return c.Request(ctx, "agents.list", nil, nil)
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Stop()
+	g := startRealGateway(t, node, entry, srv.URL+"/v1")
 
 	// The watchdog as configured; a loaded machine's Gateway can take
 	// longer than the short one below to answer even a quick turn.
