@@ -183,7 +183,7 @@ func (m *Manager) BaseBranch(ctx context.Context, w Worktree, want, hint string)
 func (m *Manager) baseBranch(ctx context.Context, w Worktree, want, hint string) (string, error) {
 	usable := func(name string) (bool, error) {
 		name = strings.TrimPrefix(name, "refs/heads/")
-		if name == "" || strings.HasPrefix(name, "clawboo/") || strings.HasPrefix(name, "-") || strings.ContainsAny(name, " \t\r\n\x00") {
+		if !mergeable(name) {
 			return false, nil
 		}
 		c, err := m.refCommit(ctx, w.RepoPath, "refs/heads/"+name)
