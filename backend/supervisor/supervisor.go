@@ -99,7 +99,7 @@ type Options struct {
 	// an agent's name for the trailer of a merge commit (nil or "": none).
 	TeamMergeWhenGreen func(ctx context.Context, teamID string) bool
 	AgentName          func(ctx context.Context, agentID string) string
-	Now   func() time.Time
+	Now                func() time.Time
 }
 
 // Supervisor owns every live run of this process.
