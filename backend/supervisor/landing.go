@@ -231,6 +231,11 @@ func (l *liveRun) landWhenGreen(ctx context.Context, t board.Task) board.Task {
 		return t
 	}
 	res, err := s.Land(ctx, t.ID, LandRequest{Auto: true})
+	var re *board.RuleError
+	if errors.As(err, &re) && re.Code == "already_merged" {
+		err = nil // a person merged it meanwhile
+		res.Task, _ = s.opts.Board.Get(ctx, t.ID)
+	}
 	if err == nil {
 		if res.Warning != "" {
 			s.opts.Log.Warn("merged when green, with a warning", "task", t.ID, "warning", res.Warning)

@@ -58,7 +58,8 @@ type MergeResult struct {
 // Refusal is a merge or push we will not do, with a stable Reason the API
 // answers as a 409: merge_conflict (Files lists the conflicted paths),
 // checkout_overlap (Files lists the paths of the person's uncommitted work
-// the change touches), not_fast_forward, base_checked_out_in_task,
+// the change touches), checkout_busy (a merge is under way there),
+// not_fast_forward, base_checked_out_in_task,
 // base_moved, no_base_branch, branch_missing, no_remote, push_rejected.
 type Refusal struct {
 	Reason string

@@ -245,6 +245,9 @@ func (m *Manager) fastForwardCheckout(ctx context.Context, dir, baseRef, base, n
 			r.Files = listedFiles(msg)
 			return r
 		}
+		if msg := err.Error(); strings.Contains(msg, "not concluded") || strings.Contains(msg, "unmerged") || strings.Contains(msg, "MERGE_HEAD") {
+			return refusal("checkout_busy", "%s is in the middle of a merge (where %s is checked out); finish or abort it, then merge again", dir, base)
+		}
 		if strings.Contains(err.Error(), "Not possible to fast-forward") {
 			return refusal("base_moved", "%s moved while the merge was being made; try again", base)
 		}

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -217,5 +218,30 @@ func TestMergeCommitIdentitySubjectAndTrailer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestMergeRefusedWhileTheCheckoutIsMidMerge(t *testing.T) {
+	t.Parallel()
+	m, _, repo, w := mergeFixture(t, map[string]string{"a.txt": "a\n", "notes.txt": "n\n"}, map[string]string{"a.txt": "agent\n"})
+	// The person is halfway through a merge of their own, in notes.txt.
+	git(t, repo, "switch", "-q", "-c", "side")
+	write(t, filepath.Join(repo, "notes.txt"), "side\n")
+	git(t, repo, "commit", "-qam", "side")
+	git(t, repo, "switch", "-q", "main")
+	write(t, filepath.Join(repo, "notes.txt"), "main\n")
+	git(t, repo, "commit", "-qam", "main")
+	cmd := exec.Command("git", "merge", "-q", "side")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the fixture's merge did not conflict: %s", out)
+	}
+	main := git(t, repo, "rev-parse", "main")
+	conflicted := read(t, filepath.Join(repo, "notes.txt"))
+	_, err := m.Merge(ctxT(t), w, MergeSpec{})
+	wantRefusal(t, err, "checkout_busy")
+	if git(t, repo, "rev-parse", "main") != main || read(t, filepath.Join(repo, "notes.txt")) != conflicted || read(t, filepath.Join(repo, "a.txt")) != "a\n" {
+		t.Fatal("a refused merge changed the checkout")
 	}
 }
