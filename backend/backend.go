@@ -159,7 +159,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
 		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic, TaskSecrets: b.taskSecrets,
-		Quota: quotaGate{b: b},
+		Quota: quotaGate{b: b}, TeamMergeWhenGreen: b.teamMergeWhenGreen, AgentName: b.agentName,
 	})
 	if err != nil {
 		b.closeWork()

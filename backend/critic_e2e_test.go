@@ -67,7 +67,7 @@ func TestCriticThroughTheBackend(t *testing.T) {
 	}
 	// The team turned it off: an auto task is not reviewed.
 	skipped := run(child("skipped"))
-	if skipped.Status != board.Done || strings.Contains(comments(skipped.ID), "critic") {
+	if skipped.Status != board.InReview || strings.Contains(comments(skipped.ID), "critic") {
 		t.Fatalf("team off: %+v\n%s", skipped, comments(skipped.ID))
 	}
 	// On again: the first review blocks, the fix run follows, the second passes.
@@ -75,7 +75,7 @@ func TestCriticThroughTheBackend(t *testing.T) {
 		t.Fatalf("patch team: %d %+v", code, patched)
 	}
 	fixed := run(child("fixed"))
-	if all := comments(fixed.ID); fixed.Status != board.Done || !strings.Contains(all, "sending a fix run (1 of 2)") || !strings.Contains(all, "[missing_ac] hello.txt is empty") {
+	if all := comments(fixed.ID); fixed.Status != board.InReview || !strings.Contains(all, "sending a fix run (1 of 2)") || !strings.Contains(all, "[missing_ac] hello.txt is empty") {
 		t.Fatalf("team on: %+v\n%s", fixed, all)
 	}
 }

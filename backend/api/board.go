@@ -57,6 +57,11 @@ type createTaskBody struct {
 	// AssigneeAgentID names the agent meant to work it (its runtime comes
 	// with it); the team must be a real team.
 	AssigneeAgentID string `json:"assigneeAgentId"`
+	// BaseBranch is the local branch the work goes back into ("" = the
+	// one checked out when its worktree is made); MergeWhenGreen merges it
+	// once its verify passed (branches.go, supervisor/landing.go).
+	BaseBranch     string `json:"baseBranch"`
+	MergeWhenGreen bool   `json:"mergeWhenGreen"`
 }
 
 func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +78,10 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 	n := board.NewTask{
 		Title: b.Title, Description: b.Description, Status: board.Status(b.Status), Priority: b.Priority, TeamID: b.TeamID,
 		ParentID: b.ParentTaskID, RepoPath: b.RepoPath, BaseRef: b.BaseRef, Kind: board.Kind(b.Kind), VerifyCommand: b.VerifyCommand,
-		WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets,
+		WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets, BaseBranch: b.BaseBranch, MergeWhenGreen: b.MergeWhenGreen,
+	}
+	if !a.checkBaseBranch(w, r, a.newTaskRepo(r.Context(), b.RepoPath, b.ParentTaskID, b.TeamID), b.BaseBranch) {
+		return
 	}
 	if !a.checkTaskSecrets(w, b.Secrets) {
 		return
@@ -184,6 +192,9 @@ type patchTaskBody struct {
 	Critic        *string         `json:"critic"`
 	Secrets       *[]string       `json:"secrets"`
 	HumanOverride *board.Override `json:"humanOverride"`
+	// BaseBranch ("" clears it) and MergeWhenGreen: see createTaskBody.
+	BaseBranch     *string `json:"baseBranch"`
+	MergeWhenGreen *bool   `json:"mergeWhenGreen"`
 }
 
 func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +204,8 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := board.Patch{Title: b.Title, Description: b.Description, Priority: b.Priority, RepoPath: b.RepoPath,
-		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets, Override: b.HumanOverride}
+		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets, Override: b.HumanOverride,
+		BaseBranch: b.BaseBranch, MergeWhenGreen: b.MergeWhenGreen}
 	if b.Secrets != nil && !a.checkTaskSecrets(w, *b.Secrets) {
 		return
 	}
@@ -204,6 +216,9 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 	before, err := a.opts.Board.Get(r.Context(), id)
 	if err != nil {
 		boardError(w, err)
+		return
+	}
+	if b.BaseBranch != nil && !a.checkBaseBranch(w, r, a.taskRepo(r.Context(), before), *b.BaseBranch) {
 		return
 	}
 	t, err := a.opts.Board.Update(r.Context(), id, p)

@@ -44,7 +44,7 @@ func TestTaskListsItsCriticRuns(t *testing.T) {
 			Role   string  `json:"role"`
 		}
 	}](t, b)
-	if got.Task.Status != board.Done || len(got.Runs) != 2 {
+	if got.Task.Status != board.InReview || len(got.Runs) != 2 { // verified and reviewed: ready to merge
 		t.Fatalf("%s", b)
 	}
 	critic, work := got.Runs[0], got.Runs[1]

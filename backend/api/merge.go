@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/worktree"
 )
 
@@ -16,6 +17,7 @@ import (
 func (a *API) mergeRoutes() {
 	a.mux.Handle("/api/board/{id}/merge", methods{"POST": a.mergeTask})
 	a.mux.Handle("/api/board/{id}/pr", methods{"POST": a.openPR})
+	a.mux.Handle("/api/board/{id}/branches", methods{"GET": a.taskBranches})
 }
 
 type mergeBody struct {
@@ -58,7 +60,7 @@ func (a *API) refusalJSON(w http.ResponseWriter, err error, extra map[string]any
 	if rf, ok := worktree.IsRefusal(err); ok {
 		status = http.StatusConflict
 		body["reason"] = rf.Reason
-		if rf.Reason == "merge_conflict" {
+		if rf.Reason == "merge_conflict" || rf.Reason == "checkout_overlap" {
 			files := rf.Files
 			if files == nil {
 				files = []string{}
@@ -72,10 +74,12 @@ func (a *API) refusalJSON(w http.ResponseWriter, err error, extra map[string]any
 	writeJSON(w, status, body)
 }
 
-// mergeTask merges the task's branch into its base branch (see
-// worktree.Merge for what is and is not touched), then marks the task done
-// and removes its worktree and branch. The board's rules are checked before
-// anything is merged: a task that cannot be done is not merged.
+// mergeTask lands a task (supervisor.Land, the one code path a person's
+// merge and merge-when-green share): its branch merged into its base
+// branch (the one recorded on the task, or body.base), the task marked
+// done with `merged` set (a done task an earlier build left unmerged stays
+// done), its worktree and branch removed. The board's rules are checked
+// before anything is merged: a task that cannot be done is not merged.
 func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 	var b mergeBody
 	if !decodeJSON(w, r, &b) {
@@ -86,85 +90,45 @@ func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "strategy must be ff, merge or squash")
 		return
 	}
-	t, wt, ok := a.reviewTarget(w, r)
-	if !ok {
+	if err := board.ValidBranchName(b.Base); err != nil {
+		boardError(w, err)
 		return
 	}
-	ctx := r.Context()
-	if t.Status.Terminal() || !board.CanMove(t.Status, board.Done) {
-		writeJSON(w, http.StatusConflict, map[string]any{"error": fmt.Sprintf("a task cannot move from %s to done, so it is not merged", t.Status), "reason": "illegal_transition"})
+	ctx, id := r.Context(), r.PathValue("id")
+	res, err := a.opts.Supervisor.Land(ctx, id, supervisor.LandRequest{Strategy: strategy, Base: b.Base, Override: b.HumanOverride})
+	var re *board.RuleError
+	switch {
+	case err == nil:
+	case errors.Is(err, supervisor.ErrNoWorktrees):
+		writeError(w, http.StatusServiceUnavailable, "%v", err)
 		return
-	}
-	if t.Verification != nil && !t.Verification.Passed && (b.HumanOverride == nil || strings.TrimSpace(b.HumanOverride.By) == "") {
-		writeJSON(w, http.StatusConflict, map[string]any{"error": "the last verification failed; merging it needs an explicit override", "reason": "verification_required"})
+	case errors.Is(err, board.ErrNotFound), errors.As(err, &re):
+		boardError(w, err)
 		return
-	}
-	hint := ""
-	if t.BaseRef != nil {
-		hint = *t.BaseRef
-	}
-	msg := "Merge task " + t.ID + ": " + t.Title
-	if strategy == worktree.MergeSquash {
-		msg = t.Title + "\n\n" + a.taskSummary(ctx, t) + "\n\nClawboo task " + t.ID + " (" + wt.Branch + ")"
-	}
-	res, err := a.opts.Worktrees.Merge(ctx, wt, worktree.MergeSpec{Base: b.Base, Hint: hint, Strategy: strategy, Message: msg})
-	if err != nil {
+	default:
 		extra := map[string]any{}
 		if rf, ok := worktree.IsRefusal(err); ok && rf.Reason == "merge_conflict" {
 			// Said so that a rebase can be asked for by name.
-			if base, err := a.opts.Worktrees.BaseBranch(ctx, wt, b.Base, hint); err == nil {
+			if base := a.mergeBase(ctx, id, b.Base); base != "" {
 				extra["base"] = base
 			}
 		}
 		a.refusalJSON(w, err, extra)
 		return
 	}
-	// The merge is in: from here on the answer says so, whatever fails.
-	bg := context.WithoutCancel(ctx)
-	done := board.Done
-	task, err := a.opts.Board.Update(bg, t.ID, board.Patch{Status: &done, Override: b.HumanOverride})
-	if err != nil {
-		writeJSON(w, http.StatusConflict, map[string]any{"merge": res, "reason": "merged_not_done",
-			"error": fmt.Sprintf("merged into %s, but the task could not be marked done: %v", res.Base, err)})
+	if res.NotDone {
+		writeJSON(w, http.StatusConflict, map[string]any{"merge": res.Merge, "reason": "merged_not_done", "error": res.Warning})
 		return
 	}
-	note := fmt.Sprintf(mergedNote+"%s (%s) at %s.", res.Base, howWords(res.How), short(res.Commit))
-	warning := ""
-	if err := a.opts.Worktrees.Remove(bg, wt, true); err != nil {
-		warning = "the worktree or branch could not be removed: " + err.Error()
-		note += " " + warning
-	} else {
-		_ = a.opts.Board.SetWorktreeStatus(bg, t.ID, "archived")
-	}
-	_, _ = a.opts.Board.AddComment(bg, t.ID, board.NewComment{AuthorType: "system", Body: note})
-	out := map[string]any{"task": task, "merge": res}
-	if warning != "" {
-		out["warning"] = warning
+	out := map[string]any{"task": res.Task, "merge": res.Merge}
+	if res.Warning != "" {
+		out["warning"] = res.Warning
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 // mergedNote starts the system comment a merge leaves (taskDiff reads it).
-const mergedNote = "Merged into "
-
-func howWords(how string) string {
-	switch how {
-	case "ff":
-		return "fast-forward"
-	case "merge":
-		return "merge commit"
-	case "squash":
-		return "squashed"
-	}
-	return "already there"
-}
-
-func short(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
+const mergedNote = supervisor.MergedNote
 
 // taskSummary is what a pull request or squash commit says about a task:
 // its last run's summary, else its description.
@@ -193,7 +157,11 @@ func (a *API) openPR(w http.ResponseWriter, r *http.Request) {
 	if t.BaseRef != nil {
 		hint = *t.BaseRef
 	}
-	base, _ := a.opts.Worktrees.BaseBranch(ctx, wt, "", hint) // "" = the host's default branch
+	want := ""
+	if t.BaseBranch != nil {
+		want = *t.BaseBranch
+	}
+	base, _ := a.opts.Worktrees.BaseBranch(ctx, wt, want, hint) // "" = the host's default branch
 	push, err := a.opts.Worktrees.Push(ctx, wt)
 	if err != nil {
 		a.refusalJSON(w, err, map[string]any{"pushed": false})

@@ -73,9 +73,12 @@ func TestMergeOverHTTP(t *testing.T) {
 	if len(cs) == 0 || !strings.Contains(cs[len(cs)-1].Body, "Merged into main (fast-forward)") {
 		t.Fatalf("comments %+v", cs)
 	}
-	// Done is final: a second merge is refused, with no worktree to merge.
+	if res.Task.Merged == nil || res.Task.Merged.Base != "main" || res.Task.Merged.Commit != res.Merge.Commit || res.Task.Merged.How != "ff" {
+		t.Fatalf("merged record %+v", res.Task.Merged)
+	}
+	// Merged once: a second merge is refused.
 	code, _, b = f.do(t, "POST", "/api/board/"+task.ID+"/merge", `{}`)
-	if code != 409 || decode[reasoned](t, b).Reason != "illegal_transition" {
+	if code != 409 || decode[reasoned](t, b).Reason != "already_merged" {
 		t.Fatal(code, string(b))
 	}
 	code, _, b = f.do(t, "POST", "/api/board/nope/merge", `{}`)
@@ -103,13 +106,18 @@ func TestMergeConflictOverHTTP(t *testing.T) {
 	if got, _ := f.board.Get(t.Context(), task.ID); got.Status != board.InReview {
 		t.Fatalf("status %s after a refused merge", got.Status)
 	}
-	// A dirty checkout of main is refused in words, and left as it is.
+	// Uncommitted work in a file the change touches is refused in words,
+	// naming the file, and left as it is.
 	gitIn(t, repo, "reset", "-q", "--hard", "HEAD~1")
 	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("dirty\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, b = f.do(t, "POST", "/api/board/"+task.ID+"/merge", `{}`)
-	if code != 409 || decode[reasoned](t, b).Reason != "checkout_dirty" {
+	body = decode[struct {
+		Reason, Base string
+		Files        []string
+	}](t, b)
+	if code != 409 || body.Reason != "checkout_overlap" || !reflect.DeepEqual(body.Files, []string{"README.md"}) {
 		t.Fatal(code, string(b))
 	}
 	if got, _ := os.ReadFile(filepath.Join(repo, "README.md")); string(got) != "dirty\n" {

@@ -69,6 +69,8 @@ type teamBody struct {
 	// Critic turns the critic's reviews of the team's auto-mode tasks on
 	// or off (PATCH; a new team has it on).
 	Critic *bool `json:"critic"`
+	// MergeWhenGreen has Clawboo merge the team's verified changes.
+	MergeWhenGreen *bool `json:"mergeWhenGreen"`
 	// FallbackRuntime (PATCH; null or "" clears it) is where the governor
 	// routes the team's work when a window is spent.
 	FallbackRuntime json.RawMessage `json:"fallbackRuntime"`
@@ -92,7 +94,7 @@ func nullable(raw json.RawMessage) (val *string, clear bool, err error) {
 }
 
 func (b teamBody) input() (teams.Input, error) {
-	in := teams.Input{Name: b.Name, Brief: b.Brief, Critic: b.Critic}
+	in := teams.Input{Name: b.Name, Brief: b.Brief, Critic: b.Critic, MergeWhenGreen: b.MergeWhenGreen}
 	var err error
 	if in.LeaderAgentID, in.ClearLeader, err = nullable(b.LeaderAgentID); err != nil {
 		return in, errors.New("leaderAgentId must be a string or null")

@@ -82,17 +82,19 @@ func (b *Board) publish(ev Event) {
 }
 
 const taskColumns = `id, title, description, status, priority, kind, team_id, parent_id, root_id, depth, repo_path, base_ref,
-	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place, critic, secrets`
+	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place, critic, secrets,
+	base_branch, merge_when_green, merged`
 
 type scanner interface{ Scan(...any) error }
 
 func scanTask(sc scanner) (Task, error) {
 	var t Task
-	var verif, over sql.NullString
+	var verif, over, merged sql.NullString
 	var secrets string
 	err := sc.Scan(&t.ID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.Kind, &t.TeamID, &t.ParentID, &t.RootID,
 		&t.Depth, &t.RepoPath, &t.BaseRef, &t.VerifyCommand, &t.AssigneeAgentID, &t.AssigneeRuntime, &t.RunID,
-		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace, &t.Critic, &secrets)
+		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace, &t.Critic, &secrets,
+		&t.BaseBranch, &t.MergeWhenGreen, &merged)
 	if err != nil {
 		return t, err
 	}
@@ -106,6 +108,12 @@ func scanTask(sc scanner) (Task, error) {
 		var o Override
 		if json.Unmarshal([]byte(over.String), &o) == nil {
 			t.Override = &o
+		}
+	}
+	if merged.Valid {
+		var m Merged
+		if json.Unmarshal([]byte(merged.String), &m) == nil {
+			t.Merged = &m
 		}
 	}
 	t.Secrets = decodeSecrets(secrets)

@@ -18,6 +18,9 @@
 //   - Changes are published on the event broker only after they commit.
 //   - A line comment sent back to the agent names its run and is never
 //     deleted; a comment's path is one its caller read from the task's diff.
+//   - A task's merged record is written once, with the move to done (or on
+//     a task already done), and never cleared; a base branch is a local
+//     branch name outside clawboo/ (landing.go).
 package board
 
 import (
@@ -148,6 +151,23 @@ type Task struct {
 	CreatedAt       int64         `json:"createdAt"`
 	UpdatedAt       int64         `json:"updatedAt"`
 	CompletedAt     *int64        `json:"completedAt"`
+	// BaseBranch is the branch the task's work goes back into: recorded
+	// when its worktree is made (the branch checked out then, or its
+	// baseRef when that names a local branch), or chosen by a person.
+	BaseBranch *string `json:"baseBranch"`
+	// MergeWhenGreen lets Clawboo merge the task's change itself once its
+	// verify passed (its team can say so for all its tasks).
+	MergeWhenGreen bool `json:"mergeWhenGreen"`
+	// Merged says the task's work is in its base branch (nil until then).
+	Merged *Merged `json:"merged"`
+}
+
+// Merged records a task's work landing in its base branch.
+type Merged struct {
+	Base   string `json:"base"`
+	Commit string `json:"commit"`
+	How    string `json:"how"` // ff, merge, squash, none
+	At     int64  `json:"at"`
 }
 
 // Comment is a note on a task.

@@ -32,6 +32,11 @@ type NewTask struct {
 	// agent; a claim replaces both with the claimer's.
 	AssigneeRuntime string
 	AssigneeAgentID string
+	// BaseBranch is the branch the task's work goes back into ("" = the
+	// one checked out when its worktree is made); MergeWhenGreen merges it
+	// once its verify passed (landing.go).
+	BaseBranch     string
+	MergeWhenGreen bool
 }
 
 func optional(s string) *string {
@@ -92,6 +97,9 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	if err := ValidBranchName(n.BaseBranch); err != nil {
+		return Task{}, err
+	}
 	id := newID()
 	now := b.ms()
 	return b.changeTask(ctx, id, func(q store.Querier) error {
@@ -122,9 +130,11 @@ func (b *Board) Create(ctx context.Context, n NewTask) (Task, error) {
 			}
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO tasks(id, title, description, status, priority, kind, team_id, parent_id, root_id,
-			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place, critic, secrets) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			depth, repo_path, base_ref, verify_command, assignee_runtime, assignee_agent_id, created_at, updated_at, work_in_place, critic, secrets,
+			base_branch, merge_when_green) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			id, strings.TrimSpace(n.Title), n.Description, n.Status, n.Priority, n.Kind, team, optional(n.ParentID), root,
-			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace, critic, encodeSecrets(secrets))
+			depth, repo, optional(n.BaseRef), optional(n.VerifyCommand), optional(n.AssigneeRuntime), optional(n.AssigneeAgentID), now, now, n.WorkInPlace, critic, encodeSecrets(secrets),
+			optional(n.BaseBranch), n.MergeWhenGreen)
 		return err
 	})
 }
@@ -142,6 +152,10 @@ type Patch struct {
 	Secrets       *[]string
 	// Override marks a task done over a failed verification.
 	Override *Override
+	// BaseBranch sets the branch the work goes back into ("" clears it:
+	// the merge then guesses); MergeWhenGreen merges it once verified.
+	BaseBranch     *string
+	MergeWhenGreen *bool
 }
 
 // Update applies a patch in one transaction, checking the move against the
@@ -194,6 +208,15 @@ func (b *Board) Update(ctx context.Context, id string, p Patch) (Task, error) {
 				return err
 			}
 			sets, args = append(sets, "secrets = ?"), append(args, encodeSecrets(names))
+		}
+		if p.BaseBranch != nil {
+			if err := ValidBranchName(*p.BaseBranch); err != nil {
+				return err
+			}
+			sets, args = append(sets, "base_branch = ?"), append(args, optional(*p.BaseBranch))
+		}
+		if p.MergeWhenGreen != nil {
+			sets, args = append(sets, "merge_when_green = ?"), append(args, *p.MergeWhenGreen)
 		}
 		if p.Status != nil && *p.Status != t.Status {
 			more, margs, err := b.move(t, *p.Status, p.Override)

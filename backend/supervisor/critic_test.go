@@ -75,7 +75,7 @@ func TestCriticPassRecordsDebtAndChargesTheTask(t *testing.T) {
 	e := setupTasks(t, Options{})
 	task := criticTask(t, e, "", "Here is my review: ```json "+styleFinding+" ```")
 	_, got := e.runTask(t, task.ID, "!write hello.txt hi")
-	if got.Status != board.Done || got.Verification == nil || !got.Verification.Passed {
+	if got.Status != board.InReview || got.Verification == nil || !got.Verification.Passed {
 		t.Fatalf("task %+v", got)
 	}
 	ids := criticRuns(t, e, task.ID)
@@ -120,11 +120,11 @@ func TestCriticBlocksThenTheFixPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Whoever waits for the first run sees where the chain left the task.
-	if ft := h.Task(); ft == nil || ft.Status != board.Done {
+	if ft := h.Task(); ft == nil || ft.Status != board.InReview {
 		t.Fatalf("handle's task %+v", ft)
 	}
 	got, _ := e.board.Get(context.Background(), task.ID)
-	if got.Status != board.Done {
+	if got.Status != board.InReview {
 		t.Fatalf("task %+v", got)
 	}
 	if n, ids := taskRuns(t, e, task.ID), criticRuns(t, e, task.ID); n != 2 || len(ids) != 2 {
@@ -160,12 +160,12 @@ func TestCriticRunsOnlyWhenWanted(t *testing.T) {
 	e := setupTasks(t, Options{TeamCritic: func(context.Context, string) bool { return teamOn }})
 	// Not risky (no parent, one file): no review in auto mode.
 	plain := e.task(t, board.NewTask{Title: "small", RepoPath: gitRepo(t), VerifyCommand: "true", Description: "!critic " + crashFinding})
-	if _, got := e.runTask(t, plain.ID, "!write a.txt x"); got.Status != board.Done || len(criticRuns(t, e, plain.ID)) != 0 {
+	if _, got := e.runTask(t, plain.ID, "!write a.txt x"); got.Status != board.InReview || len(criticRuns(t, e, plain.ID)) != 0 {
 		t.Fatalf("plain task %+v", got)
 	}
 	// Risky but off.
 	off := criticTask(t, e, "off", crashFinding)
-	if _, got := e.runTask(t, off.ID, "!write hello.txt hi"); got.Status != board.Done || len(criticRuns(t, e, off.ID)) != 0 {
+	if _, got := e.runTask(t, off.ID, "!write hello.txt hi"); got.Status != board.InReview || len(criticRuns(t, e, off.ID)) != 0 {
 		t.Fatalf("critic off: %+v", got)
 	}
 	// A red verify is never reviewed.
@@ -182,11 +182,11 @@ func TestCriticRunsOnlyWhenWanted(t *testing.T) {
 	repo := gitRepo(t)
 	parent := e.task(t, board.NewTask{Title: "mission", RepoPath: repo, Kind: board.Research, TeamID: team})
 	auto := e.task(t, board.NewTask{Title: "auto", ParentID: parent.ID, VerifyCommand: "true", Description: "!critic " + crashFinding})
-	if _, got := e.runTask(t, auto.ID, "!write a.txt x"); got.Status != board.Done || len(criticRuns(t, e, auto.ID)) != 0 {
+	if _, got := e.runTask(t, auto.ID, "!write a.txt x"); got.Status != board.InReview || len(criticRuns(t, e, auto.ID)) != 0 {
 		t.Fatalf("team off, auto: %+v", got)
 	}
 	on := e.task(t, board.NewTask{Title: "on", ParentID: parent.ID, VerifyCommand: "true", Critic: "on", Description: "!critic not json at all"})
-	if _, got := e.runTask(t, on.ID, "!write b.txt x"); got.Status != board.Done || len(criticRuns(t, e, on.ID)) != 1 {
+	if _, got := e.runTask(t, on.ID, "!write b.txt x"); got.Status != board.InReview || len(criticRuns(t, e, on.ID)) != 1 {
 		t.Fatalf("team off, task on: %+v", got)
 	}
 	// An answer that is not JSON is debt, never a block.

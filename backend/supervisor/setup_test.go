@@ -94,7 +94,7 @@ func TestSetupStreamsIntoTheRunWithPortsAndIncludes(t *testing.T) {
 		t.Fatalf("runtime env %v", envs)
 	}
 	// Verify saw the same ports setup wrote down (ports.txt is part of the diff).
-	if got.Status != board.Done || got.Verification == nil || !got.Verification.Passed {
+	if got.Status != board.InReview || got.Verification == nil || !got.Verification.Passed {
 		t.Fatalf("%+v %+v", got, got.Verification)
 	}
 	evs := runEvents(t, e, run.ID)

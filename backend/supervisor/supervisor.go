@@ -94,7 +94,12 @@ type Options struct {
 	TaskSecrets func(ctx context.Context, names []string) (map[string]string, error)
 	// Quota is the quota governor (nil: no work is held back; quota.go).
 	Quota QuotaGate
-	Now   func() time.Time
+	// TeamMergeWhenGreen reports whether a team has Clawboo merge its
+	// tasks' verified changes (nil: no team does; landing.go), AgentName
+	// an agent's name for the trailer of a merge commit (nil or "": none).
+	TeamMergeWhenGreen func(ctx context.Context, teamID string) bool
+	AgentName          func(ctx context.Context, agentID string) string
+	Now                func() time.Time
 }
 
 // Supervisor owns every live run of this process.
@@ -121,6 +126,9 @@ type Supervisor struct {
 	// answers for them as "starting" instead of "unknown run".
 	claiming map[string]store.Run
 	closed   bool
+
+	// landing serializes Land: one merge at a time (landing.go).
+	landing sync.Mutex
 }
 
 // New makes a supervisor and fails any run a previous process left live.

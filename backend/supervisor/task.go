@@ -173,6 +173,7 @@ func (s *Supervisor) provision(ctx context.Context, t board.Task, repoOverride s
 	if err := s.opts.Board.SetWorktree(ctx, rec); err != nil {
 		return nil, nil, err
 	}
+	s.recordBase(ctx, t, wt) // landing.go
 	ports, err := s.opts.Board.LeasePorts(ctx, t.ID)
 	if err != nil {
 		// The folder stays (it may hold work); the next run leases again.

@@ -167,7 +167,7 @@ func TestVerificationGate(t *testing.T) {
 	repo := gitRepo(t)
 	pass := e.task(t, board.NewTask{Title: "passes", RepoPath: repo, VerifyCommand: "test -f hello.txt && echo checked"})
 	_, got := e.runTask(t, pass.ID, "!write hello.txt hi")
-	if got.Status != board.Done || got.Verification == nil || !got.Verification.Passed || !strings.Contains(got.Verification.OutputTail, "checked") {
+	if got.Status != board.InReview || got.Verification == nil || !got.Verification.Passed || !strings.Contains(got.Verification.OutputTail, "checked") {
 		t.Fatalf("%+v %+v", got, got.Verification)
 	}
 	fail := e.task(t, board.NewTask{Title: "fails", RepoPath: repo, VerifyCommand: "echo nope; exit 3"})
@@ -189,7 +189,7 @@ func TestVerificationGate(t *testing.T) {
 	}
 	repoLevel := e.task(t, board.NewTask{Title: "repo gate", RepoPath: repo})
 	_, got = e.runTask(t, repoLevel.ID, "!write third.txt x")
-	if got.Status != board.Done || got.Verification == nil || got.Verification.Command != "test -f third.txt" {
+	if got.Status != board.InReview || got.Verification == nil || got.Verification.Command != "test -f third.txt" {
 		t.Fatalf("%+v %+v", got, got.Verification)
 	}
 	// A run cannot rewrite the gate it is judged by: the command comes from

@@ -21,9 +21,12 @@ func newSystemComment(body string) board.NewComment {
 // saying why and pauses its worktree (work committed to the branch, the
 // folder freed). A successful run with no worktree is done; with one, an
 // empty diff is cleaned up and the task is done, and a non-empty diff is
-// verified when a verify command exists: a pass is done, anything else
-// waits in review with the diff kept. A pass the task asks to have
-// reviewed goes through the critic first (critic.go).
+// verified when a verify command exists. A change waits in review with its
+// diff kept, ready to merge: done means landed in its base branch. A pass
+// the task asks to have reviewed goes through the critic first
+// (critic.go); a pass of a task whose team or itself says merge when green
+// is then merged by Clawboo and done (landing.go), or left in review with
+// the reason when it cannot be.
 func (l *liveRun) finishTask(o *outcome, run store.Run) {
 	s, tc := l.s, l.task
 	ctx := context.Background()
@@ -100,8 +103,7 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 	to := board.InReview
 	switch {
 	case verif != nil && verif.Passed:
-		to = board.Done
-		note += " Verification passed: `" + verif.Command + "`."
+		note += " Verification passed: `" + verif.Command + "`. Ready to merge."
 	case verif != nil && verif.TimedOut:
 		note += " Verification timed out: `" + verif.Command + "`."
 	case verif != nil:
@@ -116,6 +118,17 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		note += more
 	}
 	finish(board.Outcome{To: to, Verification: verif, Comment: agentComment(l, joinNote(report, note))})
+	if verif != nil && verif.Passed {
+		l.mu.Lock()
+		t := l.taskFinal
+		l.mu.Unlock()
+		if t != nil && t.ID != "" {
+			landed := l.landWhenGreen(ctx, *t)
+			l.mu.Lock()
+			l.taskFinal = &landed
+			l.mu.Unlock()
+		}
+	}
 }
 
 func joinNote(report, note string) string {

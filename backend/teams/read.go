@@ -9,13 +9,13 @@ import (
 	"strings"
 )
 
-const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic, fallback_runtime`
+const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic, fallback_runtime, merge_when_green`
 
 func scanTeam(sc interface{ Scan(...any) error }) (Team, error) {
 	var t Team
 	var leader, repo sql.NullString
 	var fallback string
-	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic, &fallback); err != nil {
+	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic, &fallback, &t.MergeWhenGreen); err != nil {
 		return Team{}, err
 	}
 	if fallback != "" {

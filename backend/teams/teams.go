@@ -64,6 +64,9 @@ type Team struct {
 	// Critic lets auto-mode tasks of the team be reviewed after a green
 	// verify (on by default; backend/review).
 	Critic bool `json:"critic"`
+	// MergeWhenGreen lets Clawboo merge every team task whose verify
+	// passed into its base branch (off by default; a task can say so too).
+	MergeWhenGreen bool `json:"mergeWhenGreen"`
 	// FallbackRuntime is where the governor routes the team's work when
 	// its member's runtime's usage window is spent and the member has no
 	// fallback of its own (null: it waits instead).
@@ -121,6 +124,8 @@ type Input struct {
 	RepoPath      *string
 	ClearRepo     bool
 	Critic        *bool
+	// MergeWhenGreen sets the team's merge-when-green switch.
+	MergeWhenGreen *bool
 	// FallbackRuntime sets the team's fallback runtime ("" clears it).
 	FallbackRuntime *string
 }
@@ -177,8 +182,9 @@ func (s *Service) Create(ctx context.Context, in Input) (Team, error) {
 		if in.RepoPath != nil && *in.RepoPath != "" {
 			repo = *in.RepoPath
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO teams(id, name, brief, repo_path, created_at, updated_at) VALUES (?,?,?,?,?,?)`,
-			id, name, brief, repo, now, now); err != nil {
+		mwg := in.MergeWhenGreen != nil && *in.MergeWhenGreen
+		if _, err := tx.ExecContext(ctx, `INSERT INTO teams(id, name, brief, repo_path, created_at, updated_at, merge_when_green) VALUES (?,?,?,?,?,?,?)`,
+			id, name, brief, repo, now, now, mwg); err != nil {
 			return err
 		}
 		if in.LeaderAgentID != nil && *in.LeaderAgentID != "" {
@@ -221,6 +227,11 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Team, error)
 		}
 		if in.Critic != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE teams SET critic = ? WHERE id = ?`, *in.Critic, id); err != nil {
+				return err
+			}
+		}
+		if in.MergeWhenGreen != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE teams SET merge_when_green = ? WHERE id = ?`, *in.MergeWhenGreen, id); err != nil {
 				return err
 			}
 		}

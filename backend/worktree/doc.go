@@ -22,8 +22,10 @@
 //     every command that writes runs inside our worktree, or updates only
 //     refs under refs/heads/clawboo/ and refs/clawboo/ and the repository's
 //     worktree registrations (Merge, asked by a person, also moves the task's
-//     base branch: by compare-and-swap when no checkout has it, by a
-//     fast-forward of a clean checkout when one has; see merge.go). Commands
+//     base branch: by compare-and-swap when no checkout has it, by git's
+//     fast-forward of the checkout that has it, which writes only the
+//     changed paths and is refused when uncommitted work, untracked or
+//     ignored files included, is at one of them; see merge_checkout.go). Commands
 //     run inside a worktree first check its
 //     ".git" link and set GIT_CEILING_DIRECTORIES, so git can never walk up
 //     into another repository (a dotfiles repo in $HOME, say).
@@ -41,7 +43,9 @@
 //     passes (GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE inherited from a hook
 //     would aim our commands at another repository) and no provider key
 //     reaches git or a verify command.
-//   - Our commits use a fixed identity (Clawboo <clawboo@localhost>), no
+//   - Our commits use a fixed identity (Clawboo <clawboo@localhost>; a
+//     merge or squash commit a person asked for is by the repository's
+//     configured user.name and user.email when set), no
 //     signing, and no hooks: core.hooksPath points at the null device and
 //     commit runs with --no-verify, so a repository's hooks never run
 //     automatically on the user's machine without being asked.

@@ -66,6 +66,9 @@ type call struct {
 	repo    string            // with inside: the repository the worktree belongs to
 	limit   int               // stdout bytes kept (default 8 MiB); the rest is cut
 	noRetry bool
+	// userIdentity leaves out Clawboo's default identity, so git sees the
+	// user's own user.name and user.email (merge_identity.go).
+	userIdentity bool
 }
 
 // result is what a call printed on stdout, and whether it was cut.
@@ -171,13 +174,16 @@ func (m *Manager) gitOnce(ctx context.Context, c call) (result, error) {
 	for k, v := range c.env {
 		extra[k] = v
 	}
-	args := append([]string{
+	args := []string{
 		"-c", "core.hooksPath=" + os.DevNull, // never run the repository's hooks
 		"-c", "core.fsmonitor=false", // no daemon outliving the command
 		"-c", "gc.auto=0", "-c", "maintenance.auto=false",
 		"-c", "commit.gpgsign=false", "-c", "color.ui=false", "-c", "core.quotepath=false",
-		"-c", "user.name=Clawboo", "-c", "user.email=clawboo@localhost", // works with no identity set
-	}, append(where, c.args...)...)
+	}
+	if !c.userIdentity {
+		args = append(args, "-c", "user.name="+clawbooName, "-c", "user.email="+clawbooEmail) // works with no identity set
+	}
+	args = append(args, append(where, c.args...)...)
 	began := time.Now()
 	child, err := proc.Start(ctx, proc.Spec{Path: m.git, Args: args, Dir: c.dir,
 		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra)})

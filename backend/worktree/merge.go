@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -38,7 +37,8 @@ type MergeSpec struct {
 	// tag or a commit); used only when it names a local branch.
 	Hint     string
 	Strategy MergeStrategy
-	// Message is the merge or squash commit's message ("" = a default).
+	// Message is the merge or squash commit's message ("" = a default;
+	// CommitMessage makes one with a subject, body and trailers).
 	Message string
 }
 
@@ -57,8 +57,10 @@ type MergeResult struct {
 
 // Refusal is a merge or push we will not do, with a stable Reason the API
 // answers as a 409: merge_conflict (Files lists the conflicted paths),
-// not_fast_forward, checkout_dirty, base_checked_out_in_task, base_moved,
-// no_base_branch, branch_missing, no_remote, push_rejected.
+// checkout_overlap (Files lists the paths of the person's uncommitted work
+// the change touches), checkout_busy (a merge is under way there),
+// not_fast_forward, base_checked_out_in_task,
+// base_moved, no_base_branch, branch_missing, no_remote, push_rejected.
 type Refusal struct {
 	Reason string
 	Msg    string
@@ -76,13 +78,17 @@ func refusal(reason, format string, a ...any) *Refusal {
 //   - uncommitted work in the task's worktree is committed first (as
 //     Complete does);
 //   - the new commit is made with plumbing (merge-tree --write-tree,
-//     commit-tree), which runs no hooks, no filters and writes no file;
+//     commit-tree), which runs no hooks, no filters and writes no file; a
+//     merge or squash commit is by the repository's configured user.name
+//     and user.email (UserIdentity), Clawboo only when none is set;
 //   - when no checkout has the base branch, only its ref moves, compared
 //     and swapped against the value the merge was computed from (a base
 //     that moved meanwhile is refused as base_moved, never overwritten);
-//   - when the user's checkout has it, the checkout must be clean (tracked
-//     files; checkout_dirty otherwise) and is fast-forwarded with
-//     `merge --ff-only`, which also refuses to overwrite untracked files.
+//   - when the user's checkout has it, the checkout is brought along as
+//     git's fast-forward does, beside uncommitted work at paths the change
+//     does not touch; work at a path it touches (a changed tracked file, an
+//     untracked or ignored file, a directory/file clash) refuses the merge
+//     as checkout_overlap naming the paths (merge_checkout.go).
 //
 // A merge that does not apply cleanly is refused (merge_conflict, with
 // the files) and changes nothing. Merge does not remove the worktree or the
@@ -125,11 +131,6 @@ func (m *Manager) Merge(ctx context.Context, w Worktree, s MergeSpec) (MergeResu
 	if err != nil {
 		return res, err
 	}
-	if checkout != "" {
-		if err := m.cleanCheckout(ctx, checkout, base); err != nil {
-			return res, err
-		}
-	}
 	next, how, err := m.mergeCommit(ctx, w, old, tip, base, s)
 	if err != nil {
 		return res, err
@@ -137,6 +138,15 @@ func (m *Manager) Merge(ctx context.Context, w Worktree, s MergeSpec) (MergeResu
 	res.How = how
 	if how == "none" {
 		return res, nil
+	}
+	if checkout != "" {
+		cs, err := m.changes(ctx, w.RepoPath, old, next)
+		if err != nil {
+			return res, err
+		}
+		if err := m.checkoutOverlap(ctx, checkout, base, cs); err != nil {
+			return res, err
+		}
 	}
 	msg := "clawboo: merge task " + w.TaskID + " (" + how + ")"
 	if checkout == "" {
@@ -174,7 +184,7 @@ func (m *Manager) BaseBranch(ctx context.Context, w Worktree, want, hint string)
 func (m *Manager) baseBranch(ctx context.Context, w Worktree, want, hint string) (string, error) {
 	usable := func(name string) (bool, error) {
 		name = strings.TrimPrefix(name, "refs/heads/")
-		if name == "" || strings.HasPrefix(name, "clawboo/") || strings.HasPrefix(name, "-") || strings.ContainsAny(name, " \t\r\n\x00") {
+		if !mergeable(name) {
 			return false, nil
 		}
 		c, err := m.refCommit(ctx, w.RepoPath, "refs/heads/"+name)
@@ -236,60 +246,6 @@ func (m *Manager) isAncestor(ctx context.Context, repo, a, b string) (bool, erro
 	return false, err
 }
 
-// checkoutOf is the work tree that has ref checked out, or "". A task's
-// worktree with it (an agent may check out anything) is refused: its files
-// and link are the agent's.
-func (m *Manager) checkoutOf(ctx context.Context, repo, ref string) (string, error) {
-	regs, err := m.registered(ctx, repo)
-	if err != nil {
-		return "", err
-	}
-	for p, r := range regs {
-		if r.branch != ref || r.prunable {
-			continue
-		}
-		if p == m.root || strings.HasPrefix(p, m.root+string(filepath.Separator)) {
-			return "", refusal("base_checked_out_in_task", "%s is checked out in a task's worktree (%s); switch it away first", strings.TrimPrefix(ref, "refs/heads/"), p)
-		}
-		return p, nil
-	}
-	return "", nil
-}
-
-// cleanCheckout refuses a checkout with changes to tracked files: its
-// files are the user's, and bringing them along is safe only when there is
-// nothing of theirs to overwrite.
-func (m *Manager) cleanCheckout(ctx context.Context, dir, base string) error {
-	out, err := m.run(ctx, dir, "status", "--porcelain=v1", "--untracked-files=no", "--ignore-submodules=dirty")
-	if err != nil {
-		return err
-	}
-	if lines := strings.Fields(out); len(lines) > 0 {
-		return refusal("checkout_dirty", "%s is checked out in %s with uncommitted changes; commit or stash them, or check out another branch there, then merge again", base, dir)
-	}
-	return nil
-}
-
-// fastForwardCheckout moves the checkout at dir, on baseRef, to next.
-func (m *Manager) fastForwardCheckout(ctx context.Context, dir, baseRef, base, next string) error {
-	head, err := m.run(ctx, dir, "symbolic-ref", "-q", "HEAD")
-	if err != nil || strings.TrimSpace(head) != baseRef {
-		return refusal("base_moved", "%s switched branches while the merge was being made; try again", dir)
-	}
-	_, err = m.gitCall(ctx, call{dir: dir, noRetry: true,
-		args: []string{"-c", "merge.verifySignatures=false", "merge", "--ff-only", "--no-stat", "-q", next}})
-	if err != nil {
-		if strings.Contains(err.Error(), "overwritten") || strings.Contains(err.Error(), "local changes") {
-			return refusal("checkout_dirty", "merging would overwrite files in %s (where %s is checked out); move them away, then merge again", dir, base)
-		}
-		if strings.Contains(err.Error(), "Not possible to fast-forward") {
-			return refusal("base_moved", "%s moved while the merge was being made; try again", base)
-		}
-		return err
-	}
-	return nil
-}
-
 // mergeCommit computes the base's next commit: the tip itself for a
 // fast-forward, otherwise a new commit made with plumbing only.
 func (m *Manager) mergeCommit(ctx context.Context, w Worktree, old, tip, base string, s MergeSpec) (string, string, error) {
@@ -326,7 +282,8 @@ func (m *Manager) mergeCommit(ctx context.Context, w Worktree, old, tip, base st
 			msg = "Merge branch '" + w.Branch + "' into " + base
 		}
 	}
-	out, err := m.run(ctx, repo, append(args, "-m", msg)...)
+	r, err := m.gitCall(ctx, call{dir: repo, env: m.UserIdentity(ctx, repo).env(), args: append(args, "-m", msg)})
+	out := r.out
 	if err != nil {
 		return "", "", err
 	}

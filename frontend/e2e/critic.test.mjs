@@ -121,12 +121,13 @@ describe('critic', { timeout: 90_000 }, () => {
       await page.getByTestId('task-run-message').fill('!write hello.txt hi');
       await page.getByTestId('task-run-start').click();
 
-      // Done after two reviews and a fix run between them: the drawer lists
+      // In review, ready to merge, after two reviews and a fix run between
+      // them (a verified change lands only when merged): the drawer lists
       // the two reviews as "Critic review", the task's two runs unlabelled.
       await until(
         page,
         () =>
-          document.querySelector('[data-testid="task-status"]')?.getAttribute('data-status') === 'done' &&
+          document.querySelector('[data-testid="task-status"]')?.getAttribute('data-status') === 'in_review' &&
           document.querySelectorAll('[data-testid="task-run-row"]').length === 4,
       );
       const rows = await page.$$eval('[data-testid="task-run-row"]', (rs) =>
