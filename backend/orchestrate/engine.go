@@ -38,6 +38,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -138,6 +139,14 @@ type Engine struct {
 	// the delegate path, a finished dependency and the pump may all try
 	// the same one at once, and only one may claim its task.
 	dispatching sync.Map
+	// pumps counts the dispatch pump's passes (mission control shows it,
+	// so a test can see the pump ran rather than sleep past it).
+	pumps atomic.Int64
+	// inReview and merged are the delegated tasks seen in review (a
+	// claim after it is a send-back) and those whose merge the room was
+	// told of (watch.go), under mu.
+	inReview map[string]bool
+	merged   map[string]bool
 
 	root   context.Context
 	cancel context.CancelFunc
@@ -159,7 +168,8 @@ func New(o Options) *Engine {
 		o.PumpEvery = PumpEvery
 	}
 	e := &Engine{o: o, Posts: bus.New[teams.Post](0), Live: bus.New[LiveEvent](0),
-		turns: map[string]*turn{}, leading: map[string]*turn{}, batch: map[string]*time.Timer{}, fires: map[string]int{}}
+		turns: map[string]*turn{}, leading: map[string]*turn{}, batch: map[string]*time.Timer{}, fires: map[string]int{},
+		inReview: map[string]bool{}, merged: map[string]bool{}}
 	e.root, e.cancel = context.WithCancel(context.Background())
 	return e
 }
@@ -222,10 +232,14 @@ func (e *Engine) forwardBoard(sub *bus.Subscription[board.Event]) {
 			if !ok {
 				return
 			}
+			if ev.Comment != nil {
+				e.onComment(*ev.Comment)
+			}
 			if ev.Task == nil || ev.Task.TeamID == nil {
 				continue
 			}
 			t := ev.Task
+			e.onTask(*t)
 			e.Live.Publish(LiveEvent{TeamID: *t.TeamID, Kind: "board", Task: &BoardChange{TaskID: t.ID, Title: t.Title,
 				Status: string(t.Status), AssigneeAgentID: t.AssigneeAgentID}})
 		}

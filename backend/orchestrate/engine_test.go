@@ -149,7 +149,7 @@ func TestADelegationThatCannotStartIsGivenUpAfterThreeTries(t *testing.T) {
 	r.e.Pump(ctx)
 	r.waitSystem(t, "attempt 2 of 3")
 	r.e.Pump(ctx)
-	r.waitSystem(t, "Gave up on task")
+	r.waitSystem(t, "Gave up on \"haunt\"")
 	var status string
 	var failures int
 	if err := r.st.Reader().QueryRow(`SELECT status, failures FROM delegations`).Scan(&status, &failures); err != nil || failures != 3 {
