@@ -147,6 +147,10 @@ type Engine struct {
 	// told of (watch.go), under mu.
 	inReview map[string]bool
 	merged   map[string]bool
+	// stopped is when a person last pressed Stop on a team (key(team, ""))
+	// or a member (key(team, agent)), Unix ms, under mu: a turn the quota
+	// held before it is not taken (resume.go).
+	stopped map[string]int64
 
 	root   context.Context
 	cancel context.CancelFunc
@@ -169,7 +173,7 @@ func New(o Options) *Engine {
 	}
 	e := &Engine{o: o, Posts: bus.New[teams.Post](0), Live: bus.New[LiveEvent](0),
 		turns: map[string]*turn{}, leading: map[string]*turn{}, batch: map[string]*time.Timer{}, fires: map[string]int{},
-		inReview: map[string]bool{}, merged: map[string]bool{}}
+		inReview: map[string]bool{}, merged: map[string]bool{}, stopped: map[string]int64{}}
 	e.root, e.cancel = context.WithCancel(context.Background())
 	return e
 }

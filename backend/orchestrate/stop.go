@@ -34,6 +34,9 @@ func (e *Engine) StopMember(ctx context.Context, teamID, agentID string) int {
 }
 
 func (e *Engine) stopWhere(ctx context.Context, teamID, agentID string) int {
+	e.mu.Lock()
+	e.stopped[key(teamID, agentID)] = e.o.Now().UnixMilli()
+	e.mu.Unlock()
 	// Waiting delegations first, so none starts between the aborts and
 	// the marking.
 	where, args := `team_id = ? AND status = 'pending'`, []any{teamID}
