@@ -31,6 +31,14 @@
 //     as a live signal to a native run.
 //   - Posts are published on Posts only after they are stored, and stored
 //     scrubbed of secret-looking tokens (a run's summary may quote a key).
+//   - A person's stop is final (stop.go): a delegation whose run a person
+//     stopped, or that was waiting when they pressed Stop, is 'stopped' and
+//     nothing automatic (the pump, recovery, a quota resume, a plan's next
+//     step, a [Task Update]) starts it again; only a person's run of its
+//     task does (watch.go). A stop is told in the room once, by task title
+//     and member name, and never wakes the leader.
+//   - Posts about a task carry its id; a mission is in progress while a
+//     child is open, in review while one waits for a person, else done.
 package orchestrate
 
 import (
