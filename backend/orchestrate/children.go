@@ -250,7 +250,13 @@ func runWords(run store.Run) string {
 	if st == "" {
 		st = "ended"
 	}
-	if msg := firstLine(run.Error); msg != "" {
+	msg := firstLine(run.Error)
+	if w, ok := strings.CutPrefix(msg, "quota:"); ok {
+		msg = "the runtime's " + strings.ReplaceAll(w, "_", "-") + " quota window was used up"
+	} else if scope, ok := strings.CutPrefix(msg, "budget_paused:"); ok {
+		msg = "the " + scope + " budget is used up"
+	}
+	if msg != "" {
 		return "the run " + st + ": " + strings.TrimSuffix(msg, ".")
 	}
 	return "the run " + st

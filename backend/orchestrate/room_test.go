@@ -7,6 +7,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/teams"
 )
@@ -161,4 +162,21 @@ func TestASendBackIsToldInTheRoom(t *testing.T) {
 		t.Fatalf("send-back post %+v", sent)
 	}
 	r.waitPost(t, "the report-up", func(p teams.Post) bool { return strings.HasPrefix(p.Body, `Report on "Write the parser": done.`) })
+}
+
+// An aborted child's retry post says why in words, never a code.
+func TestRunWordsSayWhy(t *testing.T) {
+	for _, c := range []struct {
+		run  store.Run
+		want string
+	}{
+		{store.Run{Status: store.RunAborted, Error: "quota:five_hour"}, "the run aborted: the runtime's five-hour quota window was used up"},
+		{store.Run{Status: store.RunAborted, Error: "budget_paused:team"}, "the run aborted: the team budget is used up"},
+		{store.Run{Status: store.RunTimedOut, Error: "idle timeout: no events for 8m0s"}, "the run timed out: idle timeout: no events for 8m0s"},
+		{store.Run{Status: store.RunFailed}, "the run failed"},
+	} {
+		if got := runWords(c.run); got != c.want {
+			t.Errorf("runWords(%+v) = %q, want %q", c.run, got, c.want)
+		}
+	}
 }
