@@ -56,6 +56,7 @@ Environment:
   CLAWBOO_ENABLE_MOCK_RUNTIME   set to exactly 1 to offer the clawboo-mock runtime
   CLAWBOO_MOCK_WORKTREES        set to exactly 1 to give that mock worktrees (!write); off by default
   CLAWBOO_RUN_IDLE_TIMEOUT      abort runs silent this long (Go duration or ms; default 30m)
+  CLAWBOO_TEAM_PUMP_EVERY       the team dispatch pump's period (Go duration or ms; default 1m)
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -63,6 +63,9 @@ func (b *Backend) resumeDeferred(ctx context.Context, d quota.Deferral) error {
 		if t.Status != board.Todo {
 			return nil
 		}
+		if b.Orchestrator != nil && b.Orchestrator.TaskStopped(ctx, d.TaskID) {
+			return nil // a person stopped it since: their word is final
+		}
 		// The held run comes back as it was asked: its message (a fix
 		// run's findings, a send-back's comments) and its place in the
 		// task's chain of successors and fixes.
@@ -74,7 +77,7 @@ func (b *Backend) resumeDeferred(ctx context.Context, d quota.Deferral) error {
 		if b.Orchestrator == nil {
 			return errors.New("no teams here")
 		}
-		_, err := b.Orchestrator.ResumeTurn(ctx, d.TeamID, d.AgentID, d.Message)
+		_, err := b.Orchestrator.ResumeHeld(ctx, d.TeamID, d.AgentID, d.Message, d.CreatedAt)
 		return err
 	}
 	return nil

@@ -229,7 +229,7 @@ func (f routineFirer) fireOpenClaw(ctx context.Context, req routines.FireRequest
 	timedOut := false
 	if err != nil && ctx.Err() == nil {
 		timedOut = true
-		_ = b.Supervisor.Abort(context.Background(), h.ID)
+		_ = b.Supervisor.AbortFor(context.Background(), h.ID, "the routine's watchdog ended the run")
 		run, err = h.Wait(context.Background())
 	}
 	res := routines.FireResult{RunID: h.ID}

@@ -17,7 +17,7 @@ func (b *Backend) openTeams(ctx context.Context) error {
 	b.Teams = teams.New(b.Store, nil)
 	b.Orchestrator = orchestrate.New(orchestrate.Options{
 		Store: b.Store, Teams: b.Teams, Board: b.Board, BoardEvents: b.boardEvents, Supervisor: b.Supervisor,
-		Budget: b.Budget, Log: b.log.With("part", "orchestrate"),
+		Budget: b.Budget, Log: b.log.With("part", "orchestrate"), PumpEvery: b.Config.PumpEvery,
 	})
 	return b.Orchestrator.Start(ctx)
 }

@@ -113,3 +113,12 @@ func liveEvent(ev orchestrate.LiveEvent) (string, any) {
 	}
 	return "", nil
 }
+
+// postTask is the task a post is about, null for none.
+func postTask(p teams.Post) *string {
+	if p.TaskID == "" {
+		return nil
+	}
+	id := p.TaskID
+	return &id
+}

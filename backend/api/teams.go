@@ -255,6 +255,7 @@ type postView struct {
 	Body          string  `json:"body"`
 	Assignee      *string `json:"assignee"`
 	AssigneeName  *string `json:"assigneeName"`
+	TaskID        *string `json:"taskId"` // the task the post is about (teamroom.go)
 	CreatedAt     int64   `json:"createdAt"`
 }
 
@@ -283,6 +284,7 @@ func (n namer) view(p teams.Post) postView {
 		}
 		v.Assignee, v.AssigneeName = &as, &name
 	}
+	v.TaskID = postTask(p)
 	return v
 }
 

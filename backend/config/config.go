@@ -34,6 +34,9 @@ const (
 	// DefaultRoutineOpenClawLimit), as the reference's watchdog.
 	EnvRoutineOpenClawTimeout   = "CLAWBOO_ROUTINE_OPENCLAW_TIMEOUT_MS"
 	DefaultRoutineOpenClawLimit = 10 * time.Minute
+	// EnvPumpEvery sets the team dispatch pump's period (default a
+	// minute); tests shorten it to watch what the pump does.
+	EnvPumpEvery = "CLAWBOO_TEAM_PUMP_EVERY"
 )
 
 // Config is the process-wide configuration, resolved once at start-up.
@@ -54,6 +57,8 @@ type Config struct {
 	// RoutineOpenClawTimeout stops an OpenClaw routine fire that runs
 	// longer.
 	RoutineOpenClawTimeout time.Duration
+	// PumpEvery is the team dispatch pump's period (0: the default).
+	PumpEvery time.Duration
 	// FileVault keeps keys in the encrypted file even when an OS keychain
 	// is available (CLAWBOO_VAULT=file).
 	FileVault bool
@@ -87,6 +92,12 @@ func Load(home string, getenv Getenv) (Config, error) {
 			return Config{}, fmt.Errorf("%s: %w", EnvRoutineOpenClawTimeout, err)
 		}
 	}
+	var pump time.Duration
+	if v := getenv(EnvPumpEvery); v != "" {
+		if pump, err = parseDuration(v); err != nil {
+			return Config{}, fmt.Errorf("%s: %w", EnvPumpEvery, err)
+		}
+	}
 	var fileVault bool
 	switch v := getenv(EnvVault); v {
 	case "", "auto", "keychain":
@@ -101,6 +112,7 @@ func Load(home string, getenv Getenv) (Config, error) {
 		MockWorktrees: getenv(EnvMockWorktrees) == "1",
 		IdleTimeout:   idle,
 		FileVault:     fileVault,
+		PumpEvery:     pump,
 
 		RoutineOpenClawTimeout: routineLimit,
 	}, nil

@@ -89,7 +89,7 @@ func (e *Engine) dispatch(ctx context.Context, id string) error {
 	}
 	m, team := e.member(ctx, r.teamID, r.assignee)
 	if m.Runtime == "" {
-		return e.startFailed(ctx, r, fmt.Errorf("@%s is no longer a member of the team", m.Name))
+		return e.startFailed(ctx, r, fmt.Errorf("@%s is no longer a member of the team", m.Name), false)
 	}
 	mail, _ := e.digest(ctx, team, m, DigestBudget)
 	p := supervisor.StartParams{RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TaskID: r.taskID,
@@ -107,13 +107,17 @@ func (e *Engine) dispatch(ctx context.Context, id string) error {
 		if now, gerr := e.o.Board.Get(ctx, r.taskID); gerr == nil && now.Status != board.Todo && now.Status != board.Backlog {
 			return nil
 		}
-		return e.startFailed(ctx, r, err)
+		return e.startFailed(ctx, r, err, false)
 	}
 	e.markDelivered(ctx, team.ID, m.AgentID, mail.seqs, "digest")
 	now := e.o.Now().UnixMilli()
-	if _, err := e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET status = 'running', child_run_id = ?, updated_at = ? WHERE id = ?`,
-		h.ID, now, r.id); err != nil {
+	res, err := e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET status = 'running', child_run_id = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
+		h.ID, now, r.id)
+	if err != nil {
 		e.o.Log.Warn("delegation state not saved", "delegation", r.id, "err", err)
+	} else if n, _ := res.RowsAffected(); n == 0 {
+		// A person stopped it while it was starting: their word holds.
+		_ = e.o.Supervisor.Abort(ctx, h.ID)
 	}
 	e.wg.Add(1)
 	go func() {
@@ -124,24 +128,41 @@ func (e *Engine) dispatch(ctx context.Context, id string) error {
 	return nil
 }
 
-func (e *Engine) startFailed(ctx context.Context, r delegationRow, cause error) error {
+// startFailed counts a failed try of a delegation: a run that never
+// started (started false) or one that ended without finishing. The third
+// gives up and reports the delegation ended.
+func (e *Engine) startFailed(ctx context.Context, r delegationRow, cause error, started bool) error {
 	n := r.failures + 1
 	now := e.o.Now().UnixMilli()
 	m, _ := e.member(ctx, r.teamID, r.assignee)
+	title := e.taskTitle(ctx, r.taskID)
 	if n >= MaxFailures {
 		res, err := e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET failures = ?, status = 'ended', outcome = ?, updated_at = ?
-			WHERE id = ? AND status = 'pending'`, n, "not started: "+words(cause), now, r.id)
+			WHERE id = ? AND status = 'pending'`, n, "not finished: "+words(cause), now, r.id)
 		if err == nil {
 			if k, _ := res.RowsAffected(); k == 1 {
-				e.system(r.teamID, fmt.Sprintf("Gave up on task %s for @%s after %d failed starts: %s", r.taskID, m.Name, n, words(cause)))
+				e.postAbout(r.teamID, r.taskID, teams.KindSystem, fmt.Sprintf("Gave up on %q for @%s after %d tries: %s", title, m.Name, n, words(cause)))
 				e.scheduleUpdate(r.teamID)
 			}
 		}
 		return cause
 	}
 	_, _ = e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET failures = ?, updated_at = ? WHERE id = ? AND status = 'pending'`, n, now, r.id)
-	e.system(r.teamID, fmt.Sprintf("Task %s for @%s did not start (attempt %d of %d): %s", r.taskID, m.Name, n, MaxFailures, words(cause)))
+	what := "did not start"
+	if started {
+		what = "stopped before it finished"
+	}
+	e.postAbout(r.teamID, r.taskID, teams.KindSystem, fmt.Sprintf("%q for @%s %s (attempt %d of %d): %s. It will be tried again.",
+		title, m.Name, what, n, MaxFailures, words(cause)))
 	return cause
+}
+
+// taskTitle is a task's title as people read it (its id only when it is gone).
+func (e *Engine) taskTitle(ctx context.Context, id string) string {
+	if t, err := e.o.Board.Get(ctx, id); err == nil {
+		return t.Title
+	}
+	return id
 }
 
 // childEnded records a child's end once, reports it up (a comment on the
@@ -161,6 +182,10 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 			task = &t
 		}
 	}
+	if supervisor.StoppedByPerson(run) {
+		e.childStopped(ctx, r, run, task)
+		return
+	}
 	status := "ended"
 	title := r.taskID
 	if task != nil {
@@ -172,7 +197,7 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 		_, _ = e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'running'`,
 			e.o.Now().UnixMilli(), id)
 		r.status = "pending"
-		_ = e.startFailed(ctx, r, errors.New(firstLine(run.Status+": "+run.Error)))
+		_ = e.startFailed(ctx, r, errors.New(runWords(run)), run.StartedAt != nil)
 		return
 	}
 	summary := strings.TrimSpace(run.Summary)
@@ -199,7 +224,7 @@ func (e *Engine) childEnded(id string, run store.Run, task *board.Task) {
 	if _, err := e.o.Board.AddComment(ctx, r.mission, board.NewComment{AuthorType: "agent", AuthorID: r.assignee, Body: report}); err != nil {
 		e.o.Log.Warn("report-up comment not added", "mission", r.mission, "err", err)
 	}
-	_, _ = e.post(ctx, teams.Post{TeamID: r.teamID, Author: m.AgentID, Kind: teams.KindPeer, Body: report})
+	_, _ = e.post(ctx, teams.Post{TeamID: r.teamID, Author: m.AgentID, Kind: teams.KindPeer, Body: report, TaskID: r.taskID})
 	e.settleMission(ctx, r.mission)
 	e.dispatchWaiting(ctx, r.teamID)
 	e.scheduleUpdate(r.teamID)
@@ -217,6 +242,24 @@ func outcomeWords(taskStatus, runStatus string) string {
 		out += ", the run " + strings.ReplaceAll(runStatus, "_", " ")
 	}
 	return out
+}
+
+// runWords is how a run ended, in words: its status and its error.
+func runWords(run store.Run) string {
+	st := strings.ReplaceAll(run.Status, "_", " ")
+	if st == "" {
+		st = "ended"
+	}
+	msg := firstLine(run.Error)
+	if w, ok := strings.CutPrefix(msg, "quota:"); ok {
+		msg = "the runtime's " + strings.ReplaceAll(w, "_", "-") + " quota window was used up"
+	} else if scope, ok := strings.CutPrefix(msg, "budget_paused:"); ok {
+		msg = "the " + scope + " budget is used up"
+	}
+	if msg != "" {
+		return "the run " + st + ": " + strings.TrimSuffix(msg, ".")
+	}
+	return "the run " + st
 }
 
 func firstLine(s string) string {

@@ -107,7 +107,7 @@ func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegat
 		return "", e.refuseDelegation(team.ID, "the mission task could not be made: "+err.Error())
 	}
 	child, err := e.o.Board.Create(ctx, board.NewTask{Title: taskTitle(task), Description: task, Kind: kind, TeamID: team.ID,
-		ParentID: mission, RepoPath: repo, AssigneeRuntime: m.Runtime})
+		ParentID: mission, RepoPath: repo, AssigneeRuntime: m.Runtime, AssigneeAgentID: m.AgentID})
 	if err != nil {
 		undo()
 		return "", e.refuseDelegation(team.ID, fmt.Sprintf("the task for @%s was not made: %v", m.Name, err))
@@ -125,7 +125,7 @@ func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegat
 		undo()
 		return "", fmt.Errorf("record the delegation: %w", err)
 	}
-	_, _ = e.post(ctx, teams.Post{TeamID: team.ID, Author: t.agentID, Kind: teams.KindDelegate, Body: task, Assignee: m.AgentID})
+	_, _ = e.post(ctx, teams.Post{TeamID: team.ID, Author: t.agentID, Kind: teams.KindDelegate, Body: task, Assignee: m.AgentID, TaskID: child.ID})
 	return id, nil
 }
 
@@ -157,33 +157,6 @@ func (e *Engine) ensureMission(ctx context.Context, t *turn) (string, error) {
 	}
 	t.mission = mt.ID
 	return mt.ID, nil
-}
-
-// settleMission moves a mission whose children have all ended: to review
-// when any child waits for a person's review, else done. A mission with a
-// child still open stays in progress.
-func (e *Engine) settleMission(ctx context.Context, missionID string) {
-	mt, err := e.o.Board.Get(ctx, missionID)
-	if err != nil || mt.Status != board.InProgress || mt.RunID != nil {
-		return
-	}
-	kids, err := e.o.Board.List(ctx, board.Filter{ParentID: missionID})
-	if err != nil || len(kids) == 0 {
-		return
-	}
-	to := board.Done
-	for _, k := range kids {
-		switch k.Status {
-		case board.Done, board.Cancelled:
-		case board.InReview:
-			to = board.InReview
-		default:
-			return
-		}
-	}
-	if _, err := e.o.Board.Update(ctx, missionID, board.Patch{Status: &to}); err != nil {
-		e.o.Log.Warn("mission not settled", "mission", missionID, "err", err)
-	}
 }
 
 func taskTitle(task string) string {

@@ -31,6 +31,14 @@
 //     as a live signal to a native run.
 //   - Posts are published on Posts only after they are stored, and stored
 //     scrubbed of secret-looking tokens (a run's summary may quote a key).
+//   - A person's stop is final (stop.go): a delegation whose run a person
+//     stopped, or that was waiting when they pressed Stop, is 'stopped' and
+//     nothing automatic (the pump, recovery, a quota resume, a plan's next
+//     step, a [Task Update]) starts it again; only a person's run of its
+//     task does (watch.go). A stop is told in the room once, by task title
+//     and member name, and never wakes the leader.
+//   - Posts about a task carry its id; a mission is in progress while a
+//     child is open, in review while one waits for a person, else done.
 package orchestrate
 
 import (
@@ -38,6 +46,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -138,6 +147,18 @@ type Engine struct {
 	// the delegate path, a finished dependency and the pump may all try
 	// the same one at once, and only one may claim its task.
 	dispatching sync.Map
+	// pumps counts the dispatch pump's passes (mission control shows it,
+	// so a test can see the pump ran rather than sleep past it).
+	pumps atomic.Int64
+	// inReview and merged are the delegated tasks seen in review (a
+	// claim after it is a send-back) and those whose merge the room was
+	// told of (watch.go), under mu.
+	inReview map[string]bool
+	merged   map[string]bool
+	// stopped is when a person last pressed Stop on a team (key(team, ""))
+	// or a member (key(team, agent)), Unix ms, under mu: a turn the quota
+	// held before it is not taken (resume.go).
+	stopped map[string]int64
 
 	root   context.Context
 	cancel context.CancelFunc
@@ -159,7 +180,8 @@ func New(o Options) *Engine {
 		o.PumpEvery = PumpEvery
 	}
 	e := &Engine{o: o, Posts: bus.New[teams.Post](0), Live: bus.New[LiveEvent](0),
-		turns: map[string]*turn{}, leading: map[string]*turn{}, batch: map[string]*time.Timer{}, fires: map[string]int{}}
+		turns: map[string]*turn{}, leading: map[string]*turn{}, batch: map[string]*time.Timer{}, fires: map[string]int{},
+		inReview: map[string]bool{}, merged: map[string]bool{}, stopped: map[string]int64{}}
 	e.root, e.cancel = context.WithCancel(context.Background())
 	return e
 }
@@ -222,10 +244,14 @@ func (e *Engine) forwardBoard(sub *bus.Subscription[board.Event]) {
 			if !ok {
 				return
 			}
+			if ev.Comment != nil {
+				e.onComment(*ev.Comment)
+			}
 			if ev.Task == nil || ev.Task.TeamID == nil {
 				continue
 			}
 			t := ev.Task
+			e.onTask(*t)
 			e.Live.Publish(LiveEvent{TeamID: *t.TeamID, Kind: "board", Task: &BoardChange{TaskID: t.ID, Title: t.Title,
 				Status: string(t.Status), AssigneeAgentID: t.AssigneeAgentID}})
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -19,10 +20,12 @@ import (
 // runtime, and a team: Lead (leader, mock), Mo (mock) and Ghost (on a
 // runtime this host does not have).
 type rig struct {
-	e    *Engine
-	st   *store.Store
-	bd   *board.Board
-	team teams.Team
+	e      *Engine
+	st     *store.Store
+	bd     *board.Board
+	sup    *supervisor.Supervisor
+	events *bus.Broker[board.Event]
+	team   teams.Team
 }
 
 func newRig(t *testing.T) *rig {
@@ -36,13 +39,14 @@ func newRig(t *testing.T) *rig {
 	if err := reg.Register(mock.New()); err != nil {
 		t.Fatal(err)
 	}
-	bd := board.New(board.Options{Store: st})
+	events := bus.New[board.Event](0)
+	bd := board.New(board.Options{Store: st, Events: events})
 	sup, err := supervisor.New(ctx, supervisor.Options{Store: st, Registry: reg, Board: bd})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := teams.New(st, nil)
-	e := New(Options{Store: st, Teams: ts, Board: bd, Supervisor: sup, UpdateWindow: 20 * time.Millisecond, PumpEvery: time.Hour})
+	e := New(Options{Store: st, Teams: ts, Board: bd, BoardEvents: events, Supervisor: sup, UpdateWindow: 20 * time.Millisecond, PumpEvery: time.Hour})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +72,7 @@ func newRig(t *testing.T) *rig {
 			t.Fatal(err)
 		}
 	}
-	return &rig{e: e, st: st, bd: bd, team: team}
+	return &rig{e: e, st: st, bd: bd, sup: sup, events: events, team: team}
 }
 
 func (r *rig) systemPosts(t *testing.T) []string {
@@ -149,7 +153,7 @@ func TestADelegationThatCannotStartIsGivenUpAfterThreeTries(t *testing.T) {
 	r.e.Pump(ctx)
 	r.waitSystem(t, "attempt 2 of 3")
 	r.e.Pump(ctx)
-	r.waitSystem(t, "Gave up on task")
+	r.waitSystem(t, "Gave up on \"haunt\"")
 	var status string
 	var failures int
 	if err := r.st.Reader().QueryRow(`SELECT status, failures FROM delegations`).Scan(&status, &failures); err != nil || failures != 3 {

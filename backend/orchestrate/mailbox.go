@@ -18,9 +18,15 @@ type mail struct {
 	seqs []int64
 }
 
-// addressed reports whether p is meant for m: assigned to it, or naming it.
+// addressed reports whether p is meant for m: assigned to it, or naming
+// it. A stop or a merge of a delegated task is the leader's news: it is
+// addressed to the leader (in its mail first) but, not being a peer post or
+// a delegation, never wakes it.
 func addressed(p teams.Post, m teams.Member) bool {
 	if p.Assignee == m.AgentID {
+		return true
+	}
+	if (p.Kind == teams.KindStop || p.Kind == teams.KindMerge) && m.Role == "leader" {
 		return true
 	}
 	return strings.Contains(strings.ToLower(p.Body), "@"+strings.ToLower(m.Name))
@@ -29,7 +35,7 @@ func addressed(p teams.Post, m teams.Member) bool {
 // undelivered returns the newest posts of the room m has not been given and
 // did not write, newest first.
 func (e *Engine) undelivered(ctx context.Context, teamID, agentID string, limit int) ([]teams.Post, error) {
-	rows, err := e.o.Store.Reader().QueryContext(ctx, `SELECT c.seq, c.author_agent_id, c.kind, c.body, COALESCE(c.assignee, ''), c.created_at
+	rows, err := e.o.Store.Reader().QueryContext(ctx, `SELECT c.seq, c.author_agent_id, c.kind, c.body, COALESCE(c.assignee, ''), COALESCE(c.task_id, ''), c.created_at
 		FROM team_chat c WHERE c.room_id = ? AND c.author_agent_id <> ?
 		AND NOT EXISTS (SELECT 1 FROM team_deliveries d WHERE d.room_id = c.room_id AND d.agent_id = ? AND d.seq = c.seq)
 		ORDER BY c.seq DESC LIMIT ?`, teamID, agentID, agentID, limit)
@@ -40,7 +46,7 @@ func (e *Engine) undelivered(ctx context.Context, teamID, agentID string, limit 
 	var out []teams.Post
 	for rows.Next() {
 		p := teams.Post{RoomID: teamID, TeamID: teamID}
-		if err := rows.Scan(&p.Seq, &p.Author, &p.Kind, &p.Body, &p.Assignee, &p.CreatedAt); err != nil {
+		if err := rows.Scan(&p.Seq, &p.Author, &p.Kind, &p.Body, &p.Assignee, &p.TaskID, &p.CreatedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

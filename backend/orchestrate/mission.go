@@ -42,6 +42,9 @@ type Mission struct {
 	CostTodayUSD float64        `json:"costTodayUsd"`
 	Tasks        map[string]int `json:"tasks"`
 	RecentTasks  []TaskRow      `json:"recentTasks"`
+	// PumpPasses is how many passes the dispatch pump has made in this
+	// process (tests watch it to know a pass happened).
+	PumpPasses int64 `json:"pumpPasses"`
 }
 
 // Probes answer what mission control cannot see from here: whether a
@@ -57,7 +60,7 @@ func (e *Engine) Mission(ctx context.Context, teamID string, pr Probes) (Mission
 	if err != nil {
 		return Mission{}, err
 	}
-	out := Mission{Team: team, Tasks: map[string]int{}, Members: []MemberState{}, RecentTasks: []TaskRow{}}
+	out := Mission{Team: team, Tasks: map[string]int{}, Members: []MemberState{}, RecentTasks: []TaskRow{}, PumpPasses: e.pumps.Load()}
 	for _, s := range []board.Status{board.Backlog, board.Todo, board.InProgress, board.InReview, board.Blocked, board.Done, board.Cancelled} {
 		out.Tasks[string(s)] = 0
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/backend/teams"
 )
 
@@ -39,6 +40,12 @@ func (e *Engine) recover(ctx context.Context) error {
 		}
 		t, err := e.o.Board.Get(ctx, r.taskID)
 		if err != nil {
+			continue
+		}
+		if run := e.lastRun(ctx, r.id); supervisor.StoppedByPerson(run) {
+			// The process ended between a person's stop and its marking:
+			// the stop holds.
+			e.childStopped(ctx, r, run, &t)
 			continue
 		}
 		switch t.Status {
@@ -89,6 +96,7 @@ func (e *Engine) pumpLoop() {
 
 // Pump runs one pass of the dispatch pump.
 func (e *Engine) Pump(ctx context.Context) {
+	defer e.pumps.Add(1)
 	rows, err := e.delegationsWhere(ctx, `status = 'pending' AND failures < ?`, MaxFailures)
 	if err == nil {
 		for _, r := range rows {

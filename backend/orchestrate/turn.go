@@ -229,7 +229,10 @@ func (e *Engine) finishTurn(t *turn, run store.Run, werr error) {
 		if msg == "" && werr != nil {
 			msg = werr.Error()
 		}
-		if scope, ok := strings.CutPrefix(msg, "budget_paused:"); ok {
+		if supervisor.StoppedByPerson(run) {
+			// The person's stop: said once, and nothing follows it up.
+			e.postAbout(t.teamID, "", teams.KindStop, fmt.Sprintf("Stopped by you: @%s's turn.", t.name))
+		} else if scope, ok := strings.CutPrefix(msg, "budget_paused:"); ok {
 			e.system(t.teamID, fmt.Sprintf("@%s was stopped: the %s budget is used up. Raise or resume it on the Spend page to continue.", t.name, scope))
 		} else {
 			e.system(t.teamID, fmt.Sprintf("@%s's turn ended %s%s", t.name, strings.ReplaceAll(reason, "_", " "), suffix(msg)))
@@ -242,48 +245,6 @@ func (e *Engine) finishTurn(t *turn, run store.Run, werr error) {
 	}
 	e.mu.Unlock()
 	e.Live.Publish(LiveEvent{TeamID: t.teamID, Kind: "turn", Turn: &TurnState{RunID: t.runID, AgentID: t.agentID, Status: "ended", Reason: reason}})
-}
-
-// Stop asks every live turn and delegated task run of the team to stop
-// and returns how many were asked.
-func (e *Engine) Stop(ctx context.Context, teamID string) int {
-	return e.stopWhere(ctx, teamID, "")
-}
-
-// StopMember stops one member's live runs in the team.
-func (e *Engine) StopMember(ctx context.Context, teamID, agentID string) int {
-	return e.stopWhere(ctx, teamID, agentID)
-}
-
-func (e *Engine) stopWhere(ctx context.Context, teamID, agentID string) int {
-	var ids []string
-	e.mu.Lock()
-	for id, t := range e.turns {
-		if t.teamID == teamID && (agentID == "" || t.agentID == agentID) {
-			ids = append(ids, id)
-		}
-	}
-	e.mu.Unlock()
-	ts, err := e.o.Board.List(ctx, board.Filter{TeamID: teamID})
-	if err == nil {
-		for _, task := range ts {
-			if task.RunID != nil && (agentID == "" || (task.AssigneeAgentID != nil && *task.AssigneeAgentID == agentID)) {
-				ids = append(ids, *task.RunID)
-			}
-		}
-	}
-	n := 0
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if e.o.Supervisor.Abort(ctx, id) == nil {
-			n++
-		}
-	}
-	return n
 }
 
 // LiveTurns returns the live turns of a team as agent id → run id.

@@ -34,6 +34,7 @@ type liveRun struct {
 	// channel so the launch can be tied to it without a goroutine.
 	aborted     context.Context
 	requestStop context.CancelFunc
+	stopWhy     atomic.Pointer[string] // who asked it to stop, in words (stop.go)
 	abandon     chan struct{}
 	abandonMu   sync.Once
 	persistErr  atomic.Pointer[error]

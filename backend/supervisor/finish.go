@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
@@ -43,16 +44,27 @@ func (l *liveRun) finish(o *outcome) {
 		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
 		l.synthesize(o, executor.Done(reason, msg))
 	}
+	byPerson := strings.HasPrefix(l.stopReason(), StoppedByYou)
 	if o.budgetStop != "" {
 		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
+	} else if byPerson && f.Status != store.RunSucceeded {
+		// A person's word is final, whatever the runtime said on the way out.
+		f.Status, f.Error = store.RunAborted, l.stopWords(o)
 	} else if o.quotaStop != nil && f.Status != store.RunSucceeded {
 		f.Status, f.Error = store.RunAborted, "quota:"+o.quotaStop.Window
 	}
-	if o.timedOut {
+	if o.timedOut && !byPerson {
 		f.Status = store.RunTimedOut
 		f.Error = fmt.Sprintf("idle timeout: no events for %s", s.opts.IdleTimeout)
 		if f.DoneReason == "" || f.DoneReason == string(executor.DoneSuccess) {
 			f.DoneReason = string(executor.DoneAborted)
+		}
+	}
+	if f.Status == store.RunAborted && f.Error == "" {
+		// Every aborted run says why: who asked, or what the runtime said.
+		f.Error = l.stopWords(o)
+		if f.Error == "" && o.done != nil {
+			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "The runtime ended the run as aborted without saying why.")
 		}
 	}
 	f.LastSeq = o.lastSeq

@@ -336,26 +336,12 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	return &Handle{ID: id, live: l}, nil
 }
 
-// Abort asks a live run to stop. It returns ErrUnknownRun or ErrRunFinished
-// when there is nothing to abort.
+// Abort is a person's stop of a live run: it ends aborted with an error
+// starting StoppedByYou, and that work is not started again until a person
+// asks. It returns ErrUnknownRun or ErrRunFinished when there is nothing
+// to abort.
 func (s *Supervisor) Abort(ctx context.Context, id string) error {
-	s.mu.Lock()
-	l := s.live[id]
-	s.mu.Unlock()
-	if l == nil {
-		if _, ok := s.unsaved(id); ok {
-			return ErrRunFinished
-		}
-		if _, err := s.opts.Store.GetRun(ctx, id); errors.Is(err, store.ErrNotFound) {
-			return ErrUnknownRun
-		}
-		return ErrRunFinished
-	}
-	if l.ended.Load() { // its done event is out; finishing is bookkeeping
-		return ErrRunFinished
-	}
-	l.requestAbort()
-	return nil
+	return s.abort(ctx, id, StoppedByYou)
 }
 
 // AbortAll asks every live run to stop (the tray's "Pause all runs"): task
@@ -372,7 +358,7 @@ func (s *Supervisor) AbortAll() int {
 	n := 0
 	for _, l := range runs {
 		if !l.ended.Load() {
-			l.requestAbort()
+			l.stopAsk(StoppedByYou + " (Pause all runs)")
 			n++
 		}
 	}
@@ -466,7 +452,7 @@ func (s *Supervisor) Close(ctx context.Context) error {
 
 	s.cancel()
 	for _, l := range runs {
-		l.requestAbort()
+		l.stopAsk(stopShutdown)
 	}
 	waited := make(chan struct{})
 	go func() { s.wg.Wait(); close(waited) }()

@@ -49,12 +49,14 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		switch {
 		case o.budgetStop != "":
 			why = budget.PauseComment(budget.Scope(o.budgetStop))
+		case StoppedByPerson(run):
+			why = StoppedByYou + "." // final: nothing starts it again until a person does
 		case o.quotaStop != nil && run.Status == store.RunAborted:
 			why = s.opts.Quota.Paused(ctx, QuotaWork{Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: tc.scopes.TeamID,
 				TaskID: taskID, Title: tc.task.Title, Reason: l.params.Reason,
 				Carry: Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes, ContinueSession: true}}, *o.quotaStop)
 		case run.Status == store.RunAborted:
-			why = "The run was stopped before it finished."
+			why = "The run was stopped before it finished: " + strings.TrimSuffix(firstNonEmpty(run.Error, "no reason given"), ".") + "."
 		}
 		l.pauseWorktree()
 		finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: why}})

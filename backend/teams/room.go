@@ -17,6 +17,7 @@ type Post struct {
 	Kind      string
 	Body      string // scrubbed, unwrapped
 	Assignee  string // kind "delegate" only
+	TaskID    string // the task the post is about ("" for none)
 	CreatedAt int64  // Unix ms
 }
 
@@ -27,15 +28,11 @@ type Post struct {
 func AppendPost(ctx context.Context, st *store.Store, p Post) (int64, error) {
 	var seq int64
 	err := st.InTx(ctx, func(tx *sql.Tx) error {
-		var assignee any
-		if p.Assignee != "" {
-			assignee = p.Assignee
-		}
 		return tx.QueryRowContext(ctx, `INSERT INTO team_chat
-			(room_id, seq, team_id, author_agent_id, kind, body, assignee, created_at)
-			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ? FROM team_chat WHERE room_id = ?
+			(room_id, seq, team_id, author_agent_id, kind, body, assignee, task_id, created_at)
+			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM team_chat WHERE room_id = ?
 			RETURNING seq`,
-			p.RoomID, p.TeamID, p.Author, p.Kind, p.Body, assignee, p.CreatedAt, p.RoomID).Scan(&seq)
+			p.RoomID, p.TeamID, p.Author, p.Kind, p.Body, orNull(p.Assignee), orNull(p.TaskID), p.CreatedAt, p.RoomID).Scan(&seq)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store team chat post: %w", err)
@@ -57,7 +54,7 @@ func ReadPosts(ctx context.Context, st *store.Store, room string, since int64, e
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM team_chat WHERE room_id = ?`, room).Scan(&roomMax); err != nil {
 		return nil, 0, false, fmt.Errorf("read team chat: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT seq, team_id, author_agent_id, kind, body, COALESCE(assignee, ''), created_at
+	rows, err := tx.QueryContext(ctx, `SELECT seq, team_id, author_agent_id, kind, body, COALESCE(assignee, ''), COALESCE(task_id, ''), created_at
 		FROM team_chat WHERE room_id = ? AND seq > ? AND author_agent_id <> ?
 		ORDER BY seq LIMIT ?`, room, since, exclude, limit+1)
 	if err != nil {
@@ -66,7 +63,7 @@ func ReadPosts(ctx context.Context, st *store.Store, room string, since int64, e
 	defer rows.Close()
 	for rows.Next() {
 		p := Post{RoomID: room}
-		if err := rows.Scan(&p.Seq, &p.TeamID, &p.Author, &p.Kind, &p.Body, &p.Assignee, &p.CreatedAt); err != nil {
+		if err := rows.Scan(&p.Seq, &p.TeamID, &p.Author, &p.Kind, &p.Body, &p.Assignee, &p.TaskID, &p.CreatedAt); err != nil {
 			return nil, 0, false, fmt.Errorf("read team chat: %w", err)
 		}
 		posts = append(posts, p)
@@ -80,14 +77,25 @@ func ReadPosts(ctx context.Context, st *store.Store, room string, since int64, e
 	return posts, roomMax, more, nil
 }
 
-// Post kinds: a person's message, an agent's post, a delegation signal, and
-// the orchestrator's own notes (limits hit, report-ups, refusals).
+// Post kinds: a person's message, an agent's post, a delegation signal,
+// the orchestrator's own notes (limits hit, report-ups, refusals), a
+// person's stop of a member's work, and a task's work merged. Readers treat
+// a kind they do not know as a system post.
 const (
 	KindUser     = "user"
 	KindPeer     = "peer"
 	KindDelegate = "delegate"
 	KindSystem   = "system"
+	KindStop     = "stop"
+	KindMerge    = "merge"
 )
+
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
 
 // Authors that are not agents.
 const (
