@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/config"
@@ -124,8 +123,7 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "%s is not connected: connect its %s first", p.Name, what)
 		return
 	}
-	if body.RepoPath != "" && !filepath.IsAbs(body.RepoPath) {
-		writeError(w, http.StatusBadRequest, "repoPath must be an absolute path")
+	if !a.checkRepo(w, r, body.RepoPath) {
 		return
 	}
 	ready := map[string]bool{}
