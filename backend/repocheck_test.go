@@ -97,6 +97,7 @@ func TestEveryRouteChecksItsRepository(t *testing.T) {
 		{"PATCH", "/api/teams/" + team.Team.ID, func(repo string) any { return map[string]any{"repoPath": repo} }},
 		{"POST", "/api/board", func(repo string) any { return map[string]any{"title": "t", "repoPath": repo} }},
 		{"PATCH", "/api/board/" + task.Task.ID, func(repo string) any { return map[string]any{"repoPath": repo} }},
+		{"POST", "/api/repos/check", func(repo string) any { return map[string]any{"repoPath": repo} }},
 		{"POST", "/api/onboarding/seed-native-team", func(repo string) any { return map[string]any{"provider": "anthropic", "repoPath": repo} }},
 		{"POST", "/api/schedules", func(repo string) any {
 			return map[string]any{"agentId": ag.ID, "spec": "0 2 * * *", "template": map[string]any{"title": "t", "repoPath": repo}}

@@ -33,6 +33,9 @@ func (a *API) routeOnboarding() {
 	a.mux.Handle("/api/onboarding/skip", methods{"POST": a.skipOnboarding})
 	a.mux.Handle("/api/onboarding/seed-native-team", methods{"POST": a.seedNativeTeam})
 	a.mux.Handle("/api/onboarding/seed-demo-team", methods{"POST": a.seedDemoTeam})
+	// Forms (the welcome, New team, a team's settings) ask before they
+	// change anything: see repocheck.go.
+	a.mux.Handle("/api/repos/check", methods{"POST": a.checkRepoRoute})
 }
 
 type onboardingProvider struct {

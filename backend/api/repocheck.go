@@ -49,3 +49,23 @@ func (a *API) checkRepo(w http.ResponseWriter, r *http.Request, p string) bool {
 	}
 	return true
 }
+
+// checkRepoRoute is POST /api/repos/check {repoPath}: 200 {ok, repoPath}
+// for a usable repository, the route's refusal otherwise. It changes
+// nothing.
+func (a *API) checkRepoRoute(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		RepoPath string `json:"repoPath"`
+	}
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	if body.RepoPath == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "no repository given", "reason": reasonBadRepo, "field": "repoPath"})
+		return
+	}
+	if !a.checkRepo(w, r, body.RepoPath) {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "repoPath": body.RepoPath})
+}
