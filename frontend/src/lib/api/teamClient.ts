@@ -110,6 +110,11 @@ export class OnboardingApi {
     return decodeSeedAnswer(await this.request('POST', '/api/onboarding/seed-native-team', req));
   }
 
+  /** Whether a repository would be taken (POST /api/repos/check): resolves, or throws the refusal (reason bad_repository). */
+  async checkRepo(repoPath: string): Promise<void> {
+    await this.request('POST', '/api/repos/check', { repoPath });
+  }
+
   async seedDemoTeam(req: DemoSeedRequest): Promise<SeedAnswer> {
     return decodeSeedAnswer(await this.request('POST', '/api/onboarding/seed-demo-team', req));
   }
