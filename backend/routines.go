@@ -71,7 +71,7 @@ func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routin
 	}
 	t := sc.Template
 	task, err := b.Board.Create(ctx, board.NewTask{Title: t.Title, Description: t.Description, Kind: board.Kind(t.Kind),
-		Priority: t.Priority, TeamID: teamOf(sc.TeamID), RepoPath: t.RepoPath, AssigneeAgentID: ag.ID, AssigneeRuntime: ag.Runtime})
+		Priority: t.Priority, TeamID: teamOf(sc.TeamID), RepoPath: f.repoOf(ctx, sc), AssigneeAgentID: ag.ID, AssigneeRuntime: ag.Runtime})
 	if err != nil {
 		return failed("the task could not be made: %v", err)
 	}
@@ -120,6 +120,19 @@ func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routin
 		res.Outcome, res.Reason = routines.OutcomeFailed, runWords(last, final)
 	}
 	return res
+}
+
+// repoOf is where a fire's task works: the template's repository, else its
+// team's as the team has it now (so a routine follows its team's repository
+// when that changes), else none.
+func (f routineFirer) repoOf(ctx context.Context, sc routines.Schedule) string {
+	if sc.Template.RepoPath != "" || sc.TeamID == nil || f.b.Teams == nil {
+		return sc.Template.RepoPath
+	}
+	if team, err := f.b.Teams.Get(ctx, *sc.TeamID); err == nil && team.RepoPath != nil {
+		return *team.RepoPath
+	}
+	return ""
 }
 
 // abandon cancels a task a fire made but could not run, so a skipped

@@ -69,6 +69,9 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &b) {
 		return
 	}
+	if !a.checkRepo(w, r, b.RepoPath) {
+		return
+	}
 	if b.TeamID != "" && a.opts.Teams != nil {
 		if ok, err := a.opts.Teams.Exists(r.Context(), b.TeamID); err != nil || !ok {
 			writeError(w, http.StatusBadRequest, "unknown team '%s': create it first (POST /api/teams)", truncate(b.TeamID, 64))
@@ -207,6 +210,9 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets, Override: b.HumanOverride,
 		BaseBranch: b.BaseBranch, MergeWhenGreen: b.MergeWhenGreen}
 	if b.Secrets != nil && !a.checkTaskSecrets(w, *b.Secrets) {
+		return
+	}
+	if b.RepoPath != nil && !a.checkRepo(w, r, *b.RepoPath) {
 		return
 	}
 	if b.Status != nil {

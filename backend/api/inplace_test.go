@@ -8,7 +8,8 @@ import (
 
 func TestWorkInPlaceIsSetOnCreateAndPatch(t *testing.T) {
 	f := newFixture(t, nil)
-	task := f.createTask(t, `{"title":"in place","repoPath":"/r","workInPlace":true}`)
+	repo := gitRepo(t)
+	task := f.createTask(t, `{"title":"in place","repoPath":"`+repo+`","workInPlace":true}`)
 	if !task.WorkInPlace {
 		t.Fatalf("%+v", task)
 	}
@@ -16,7 +17,7 @@ func TestWorkInPlaceIsSetOnCreateAndPatch(t *testing.T) {
 	if got := decode[struct{ Task board.Task }](t, b).Task; code != 200 || got.WorkInPlace {
 		t.Fatal(code, string(b))
 	}
-	if other := f.createTask(t, `{"title":"in a worktree","repoPath":"/r"}`); other.WorkInPlace {
+	if other := f.createTask(t, `{"title":"in a worktree","repoPath":"`+repo+`"}`); other.WorkInPlace {
 		t.Fatalf("%+v", other)
 	}
 }

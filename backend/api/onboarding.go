@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/config"
@@ -33,6 +32,10 @@ func (a *API) routeOnboarding() {
 	a.mux.Handle("/api/onboarding/state", methods{"GET": a.onboardingState})
 	a.mux.Handle("/api/onboarding/skip", methods{"POST": a.skipOnboarding})
 	a.mux.Handle("/api/onboarding/seed-native-team", methods{"POST": a.seedNativeTeam})
+	a.mux.Handle("/api/onboarding/seed-demo-team", methods{"POST": a.seedDemoTeam})
+	// Forms (the welcome, New team, a team's settings) ask before they
+	// change anything: see repocheck.go.
+	a.mux.Handle("/api/repos/check", methods{"POST": a.checkRepoRoute})
 }
 
 type onboardingProvider struct {
@@ -87,7 +90,8 @@ func (a *API) onboardingState(w http.ResponseWriter, r *http.Request) {
 		ps = append(ps, onboardingProvider{ID: p.ID, Name: p.Name, Connected: a.opts.Agents.ProviderConnected(p.ID),
 			DefaultModel: p.DefaultModel, Keyless: p.Keyless()})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"needed": n == 0 && !skipped, "teams": n, "providers": ps, "specialists": a.specialists(r)})
+	writeJSON(w, http.StatusOK, map[string]any{"needed": n == 0 && !skipped, "teams": n, "providers": ps, "specialists": a.specialists(r),
+		"demo": a.mockReady(r)})
 }
 
 func (a *API) skipOnboarding(w http.ResponseWriter, r *http.Request) {
@@ -107,6 +111,9 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 		Model       string   `json:"model"`
 		RepoPath    string   `json:"repoPath"`
 		Specialists []string `json:"specialists"`
+		// CoderShell lets the Coder ask to run commands (each one asked
+		// first); off unless the person ticked it, as for any agent.
+		CoderShell bool `json:"coderShell"`
 	}
 	if !decodeJSON(w, r, &body) {
 		return
@@ -124,8 +131,7 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "%s is not connected: connect its %s first", p.Name, what)
 		return
 	}
-	if body.RepoPath != "" && !filepath.IsAbs(body.RepoPath) {
-		writeError(w, http.StatusBadRequest, "repoPath must be an absolute path")
+	if !a.checkRepo(w, r, body.RepoPath) {
 		return
 	}
 	ready := map[string]bool{}
@@ -141,8 +147,13 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var ids []string
 	for _, m := range seedMembers {
-		cfg, _ := json.Marshal(map[string]any{"systemPrompt": m.prompt,
-			"tools": map[string]any{"memory": true, "tools": false, "tasks": true, "teamchat": true}})
+		tools := map[string]any{"memory": true, "tools": false, "tasks": true, "teamchat": true}
+		prompt := m.prompt
+		if m.name == "Coder" && body.CoderShell {
+			tools["shell"] = true
+			prompt += " You may ask to run a command (tests, a build) with run_command; the person approves each one before it runs."
+		}
+		cfg, _ := json.Marshal(map[string]any{"systemPrompt": prompt, "tools": tools})
 		name, rt, prov := m.name, agents.Native, p.ID
 		in := agents.Input{Name: &name, Runtime: &rt, Provider: &prov, Config: cfg}
 		if body.Model != "" {
@@ -209,4 +220,53 @@ func (a *API) createSeedTeam(r *http.Request, ids []string, repo string) (teams.
 		}
 	}
 	return team, nil
+}
+
+// mockReady says whether the mock runtime is offered (the server started
+// with CLAWBOO_ENABLE_MOCK_RUNTIME=1): then the welcome offers a demo team
+// on it that needs no key.
+func (a *API) mockReady(r *http.Request) bool {
+	if a.opts.Catalog == nil {
+		return false
+	}
+	e, ok := a.opts.Catalog.Entry(r.Context(), executor.Mock)
+	return ok && e.ConnectionState == runtimes.StateReady
+}
+
+// seedDemoTeam makes the welcome's team on the mock runtime: the same
+// three members, no key, no model; the suggested message is a script the
+// mock plays (a delegation and its report-up), so a person can see the
+// loop before connecting a provider.
+func (a *API) seedDemoTeam(w http.ResponseWriter, r *http.Request) {
+	if !a.teamsReady(w) || !a.agentsReady(w) {
+		return
+	}
+	if !a.mockReady(r) {
+		writeError(w, http.StatusConflict, "the demo runtime is not enabled on this server (start it with CLAWBOO_ENABLE_MOCK_RUNTIME=1)")
+		return
+	}
+	var body struct {
+		RepoPath string `json:"repoPath"`
+	}
+	if !decodeJSON(w, r, &body) || !a.checkRepo(w, r, body.RepoPath) {
+		return
+	}
+	var ids []string
+	for _, m := range seedMembers {
+		name, rt := m.name, string(executor.Mock)
+		ag, err := a.opts.Agents.Create(r.Context(), agents.Input{Name: &name, Runtime: &rt})
+		if err != nil {
+			agentError(w, "", err)
+			return
+		}
+		ids = append(ids, ag.ID)
+	}
+	team, err := a.createSeedTeam(r, ids, body.RepoPath)
+	if err != nil {
+		teamError(w, "", err)
+		return
+	}
+	// A research delegation: the mock plays it with or without worktrees.
+	msg := "!delegate @Researcher kind=research Say hello to the person\\n!ok Hello from the Researcher.\n!ok I asked @Researcher to say hello."
+	writeJSON(w, http.StatusCreated, map[string]any{"team": team, "suggestedMessage": msg})
 }

@@ -65,7 +65,13 @@ func TestRepoPicker(t *testing.T) {
 	}
 	f.createTask(t, `{"title":"a","repoPath":"`+repo+`"}`)
 	f.createTask(t, `{"title":"b","repoPath":"`+repo+`"}`)
-	f.createTask(t, `{"title":"c","repoPath":"`+filepath.Join(parent, "plain")+`","kind":"research"}`)
+	// A repository a task used that is no repository any more (its .git
+	// removed since) is listed, marked as not a repository.
+	gone := gitRepo(t)
+	f.createTask(t, `{"title":"c","repoPath":"`+gone+`","kind":"research"}`)
+	if err := os.RemoveAll(filepath.Join(gone, ".git")); err != nil {
+		t.Fatal(err)
+	}
 	type recent struct {
 		Recent []struct {
 			Path   string
@@ -75,7 +81,7 @@ func TestRepoPicker(t *testing.T) {
 	}
 	code, _, b = f.do(t, "GET", "/api/repos", "")
 	r := decode[recent](t, b)
-	if code != 200 || len(r.Recent) != 2 || r.Recent[0].Path != filepath.Join(parent, "plain") || r.Recent[0].IsRepo ||
+	if code != 200 || len(r.Recent) != 2 || r.Recent[0].Path != gone || r.Recent[0].IsRepo ||
 		r.Recent[1].Path != repo || !r.Recent[1].IsRepo || *r.Recent[1].Branch != "main" {
 		t.Fatalf("%d %s", code, b)
 	}

@@ -97,6 +97,9 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "spec and template are required")
 		return
 	}
+	if !a.checkRepo(w, r, strings.TrimSpace(body.Template.RepoPath)) {
+		return
+	}
 	team := strings.TrimSpace(body.TeamID)
 	if team == "" && a.opts.Teams != nil {
 		// The agent's team, when it is in exactly one.
@@ -147,6 +150,9 @@ func (a *API) patchSchedule(w http.ResponseWriter, r *http.Request) {
 	case "":
 		if body.Spec == nil && body.Timezone == nil && body.Template == nil {
 			writeError(w, http.StatusBadRequest, "nothing to change: give action (pause or resume), spec, timezone or template")
+			return
+		}
+		if body.Template != nil && !a.checkRepo(w, r, strings.TrimSpace(body.Template.RepoPath)) {
 			return
 		}
 		sc, err = a.opts.Routines.Update(r.Context(), id, routines.Patch{Spec: body.Spec, Timezone: body.Timezone, Template: body.Template})

@@ -101,7 +101,7 @@ func (f *fixture) waitFireEnded(t *testing.T, id string) routines.Fire {
 func TestScheduleCreateAndRefusals(t *testing.T) {
 	f, _, _ := withRoutines(t)
 	code, a := f.schedule(t, "POST", "/api/schedules",
-		`{"agentId":"nightly-bot","spec":"0 2 * * *","timezone":"Europe/Berlin","template":{"title":"Bump dependencies","kind":"code","repoPath":"/home/me/app","maxUsd":0.5}}`)
+		`{"agentId":"nightly-bot","spec":"0 2 * * *","timezone":"Europe/Berlin","template":{"title":"Bump dependencies","kind":"code","repoPath":"`+gitRepo(t)+`","maxUsd":0.5}}`)
 	sc := a.Schedule
 	if code != http.StatusCreated || sc.ID == "" || sc.Source != routines.SourceRoutine || sc.ReadOnly || sc.AgentID != "nightly-bot" ||
 		sc.Spec != "0 2 * * *" || sc.Timezone != "Europe/Berlin" || sc.Description != "At 02:00, every day" || sc.Status != routines.Idle ||
@@ -139,7 +139,7 @@ func TestScheduleCreateAndRefusals(t *testing.T) {
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"  ","kind":"research"}}`, "title is required"},
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","kind":"deploy"}}`, `kind "deploy"`},
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","maxUsd":-1}}`, "maxUsd"},
-		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","repoPath":"app/src"}}`, "repoPath must be an absolute path"},
+		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","repoPath":"app/src"}}`, "app/src is not an absolute path"},
 		{`{"agentId":"nobody","spec":"0 2 * * *","template":` + tmpl + `}`, "unknown agent 'nobody'"},
 		{`{"agentId":"","spec":"0 2 * * *","template":` + tmpl + `}`, "agentId is required"},
 		{`{"agentId":"nightly-bot","teamId":"no-team","spec":"0 2 * * *","template":` + tmpl + `}`, "unknown team 'no-team'"},

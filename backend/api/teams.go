@@ -139,6 +139,15 @@ func decodeTeam(w http.ResponseWriter, r *http.Request) (teams.Input, bool) {
 	return in, true
 }
 
+// checkTeamRepo refuses a create or patch naming a repository that is not
+// one (clearing it is always allowed).
+func (a *API) checkTeamRepo(w http.ResponseWriter, r *http.Request, in teams.Input) bool {
+	if in.ClearRepo || in.RepoPath == nil {
+		return true
+	}
+	return a.checkRepo(w, r, *in.RepoPath)
+}
+
 // teamReply answers {team} with status, or the error for team id.
 func teamReply(w http.ResponseWriter, status int, id string, t teams.Team, err error) {
 	if err != nil {
@@ -165,7 +174,7 @@ func (a *API) createTeam(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, ok := decodeTeam(w, r)
-	if !ok {
+	if !ok || !a.checkTeamRepo(w, r, in) {
 		return
 	}
 	t, err := a.opts.Teams.Create(r.Context(), in)
@@ -187,7 +196,7 @@ func (a *API) patchTeam(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	in, ok := decodeTeam(w, r)
-	if !ok {
+	if !ok || !a.checkTeamRepo(w, r, in) {
 		return
 	}
 	t, err := a.opts.Teams.Update(r.Context(), id, in)

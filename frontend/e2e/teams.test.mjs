@@ -17,10 +17,12 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { makeRepoIn } from './repos.mjs';
 import { text, tools } from './fakechat.mjs';
 import { GOOD_KEY, makeWorld } from './world.mjs';
 
@@ -104,6 +106,10 @@ describe('teams', { timeout: 120_000 }, () => {
       await page.getByTestId('new-team').click();
       await page.getByTestId('new-team-dialog').waitFor();
       await page.getByTestId('new-team-name').fill('Room crew');
+      // Without a leader the dialog refuses, in words, and makes nothing.
+      await page.getByTestId('new-team-submit').click();
+      await waitText(page, 'new-team-leader-error', /Choose a leader/);
+      assert.equal((await api('GET', '/api/teams')).teams.length, 0, 'no team without a leader');
       // The leader is picked from the agents, by searching: never typed as an id.
       await page.getByTestId('new-team-leader-search').fill('lead');
       await page.waitForSelector(`[data-testid="new-team-leader-list"] option[value="${lead.id}"]`, { state: 'attached' });
@@ -111,6 +117,9 @@ describe('teams', { timeout: 120_000 }, () => {
       await page.getByTestId('new-team-leader-search').press('Enter');
       await waitText(page, 'new-team-leader-chosen', /Mock Lead/);
       await page.getByTestId('new-team-brief').fill('Answer briefly.');
+      // Members are ticked in the same dialog; the leader is not offered as one.
+      assert.equal(await page.locator(`[data-testid="new-team-member"][data-agent-id="${lead.id}"]`).count(), 0);
+      await page.locator(`[data-testid="new-team-member"][data-agent-id="${helper.id}"]`).check();
       await page.getByTestId('new-team-submit').click();
       await page.getByTestId('new-team-dialog').waitFor({ state: 'hidden' });
 
@@ -125,6 +134,12 @@ describe('teams', { timeout: 120_000 }, () => {
       const card = page.locator(`[data-testid="team-card"][data-team-id="${teamId}"]`);
       await card.waitFor();
       assert.match(await card.locator(`[data-testid="team-member"][data-agent-id="${lead.id}"]`).textContent(), /Mock Lead\s*clawboo-mock\s*leader/);
+      // The member ticked in the dialog joined; removed and added again on the card.
+      await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"]`).waitFor();
+      const made = (await api('GET', `/api/teams/${encodeURIComponent(teamId)}`)).team;
+      assert.deepEqual(made.members.map((m) => m.agentId).sort(), [lead.id, helper.id].sort());
+      await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"] [data-testid="team-member-remove"]`).click();
+      await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"]`).waitFor({ state: 'detached' });
       await card.getByTestId('team-add-member-list').selectOption(helper.id);
       await card.getByTestId('team-add-member-submit').click();
       await card.locator(`[data-testid="team-member"][data-agent-id="${helper.id}"]`).waitFor();
@@ -176,6 +191,49 @@ describe('teams', { timeout: 120_000 }, () => {
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();
+    }
+  });
+
+  test('a team’s repository: New team refuses one that is not a repository at its field, and the card changes it', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'clawboo-teams-repo-'));
+    const first = await makeRepoIn(scratch, 'first');
+    const second = await makeRepoIn(scratch, 'second');
+    const missing = join(scratch, 'nowhere');
+    const { agent: lead } = await api('POST', '/api/agents', { name: 'Repo Lead', runtime: 'clawboo-mock' });
+    const before = (await api('GET', '/api/teams')).teams.length;
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/teams`, { viewport: { width: 1280, height: 800 } });
+    try {
+      await page.getByTestId('new-team').click();
+      await page.getByTestId('new-team-dialog').waitFor();
+      await page.getByTestId('new-team-name').fill('Repo crew');
+      await page.getByTestId('new-team-leader-list').selectOption(lead.id);
+      await page.getByTestId('new-team-repo').fill(missing);
+      await page.getByTestId('new-team-submit').click();
+      await page.getByTestId('new-team-repo-error').filter({ hasText: `${missing} does not exist` }).waitFor();
+      assert.equal((await api('GET', '/api/teams')).teams.length, before, 'a refused repository makes no team');
+      await page.getByTestId('new-team-repo').fill(first);
+      await page.getByTestId('new-team-submit').click();
+      await page.getByTestId('new-team-dialog').waitFor({ state: 'hidden' });
+      await page.waitForFunction(() => /^#\/teams\/.+/.test(location.hash));
+      const teamId = await page.evaluate(() => decodeURIComponent(location.hash.slice('#/teams/'.length)));
+
+      // On its card: a folder that is not a repository is refused at the field and changes nothing; a repository is taken.
+      await page.getByTestId('nav-teams').click();
+      const card = page.locator(`[data-testid="team-card"][data-team-id="${teamId}"]`);
+      await card.getByTestId('team-repo').filter({ hasText: first }).waitFor();
+      await card.getByTestId('team-repo-edit').click();
+      await card.getByTestId('team-repo-input').fill(scratch);
+      await card.getByTestId('team-repo-save').click();
+      await card.getByTestId('team-repo-error').filter({ hasText: `${scratch} is not a git repository: run git init there and make a first commit` }).waitFor();
+      assert.equal((await api('GET', `/api/teams/${encodeURIComponent(teamId)}`)).team.repoPath, first);
+      await card.getByTestId('team-repo-input').fill(second);
+      await card.getByTestId('team-repo-save').click();
+      await card.getByTestId('team-repo').filter({ hasText: second }).waitFor();
+      assert.equal((await api('GET', `/api/teams/${encodeURIComponent(teamId)}`)).team.repoPath, second);
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+      await rm(scratch, { recursive: true, force: true });
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../lib/api/client';
 import type { OnboardingProvider, OnboardingSpecialist } from '../../lib/api/teamTypes';
-import { createMyTeam, defaultProvider, readySpecialists, type WelcomeStage } from './welcomeFlow';
+import { createDemoTeam, createMyTeam, defaultProvider, readySpecialists, type WelcomeStage } from './welcomeFlow';
 
 type Answer = { status: number; body?: unknown };
 
@@ -30,10 +30,14 @@ const seeded: Answer = { status: 201, body: { team, suggestedMessage: 'Say hello
 const HC = 'POST /api/runtimes/clawboo-native/healthcheck';
 const CONNECT = 'POST /api/runtimes/clawboo-native/connect';
 const SEED = 'POST /api/onboarding/seed-native-team';
+const DEMO = 'POST /api/onboarding/seed-demo-team';
+const CHECK = 'POST /api/repos/check';
+const missing = { status: 400, body: { error: '/tmp/x does not exist: give the folder of a git repository', reason: 'bad_repository', field: 'repoPath' } };
 
 describe('createMyTeam', () => {
   it('verifies the key, stores it, then seeds the team with the ready specialists ticked', async () => {
     const { api, calls } = fakeApi({
+      [CHECK]: { status: 200, body: { ok: true, repoPath: '/home/me/repo' } },
       [HC]: { status: 200, body: { ok: true } },
       [CONNECT]: { status: 200, body: { ok: true, connectionState: 'ready' } },
       [SEED]: seeded,
@@ -46,11 +50,34 @@ describe('createMyTeam', () => {
     );
     expect(out).toMatchObject({ ok: true, suggestedMessage: 'Say hello to the team', team: { id: 'team-1' } });
     expect(calls).toEqual([
+      `${CHECK} {"repoPath":"/home/me/repo"}`,
       `${HC} {"provider":"anthropic","apiKey":"sk-ant-1"}`,
       `${CONNECT} {"apiKey":"sk-ant-1","provider":"anthropic"}`,
       `${SEED} {"provider":"anthropic","specialists":["claude-code"],"repoPath":"/home/me/repo"}`,
     ]);
-    expect(stages).toEqual(['verify', 'connect', 'seed']);
+    expect(stages).toEqual(['repo', 'verify', 'connect', 'seed']);
+  });
+
+  it('refuses a repository that is not one before the key is checked or stored, at the repository field', async () => {
+    const { api, calls } = fakeApi({ [CHECK]: missing });
+    const out = await createMyTeam(api, { provider: anthropic, apiKey: 'sk-ant-1', repoPath: '/tmp/x', specialists: [], offered });
+    expect(out).toEqual({ ok: false, stage: 'input', field: 'repoPath', error: '/tmp/x does not exist: give the folder of a git repository' });
+    expect(calls).toEqual([`${CHECK} {"repoPath":"/tmp/x"}`]);
+  });
+
+  it('says a refusal of the seed that is about the repository at its field, and other refusals as they are', async () => {
+    const { api } = fakeApi({ [CHECK]: { status: 200, body: { ok: true } }, [SEED]: missing });
+    const out = await createMyTeam(api, { provider: { ...anthropic, connected: true }, apiKey: '', repoPath: '/tmp/x', specialists: [], offered });
+    expect(out).toMatchObject({ ok: false, stage: 'seed', field: 'repoPath' });
+  });
+
+  it('lets the Coder ask to run commands only when ticked', async () => {
+    const on = fakeApi({ [SEED]: seeded });
+    await createMyTeam(on.api, { provider: { ...anthropic, connected: true }, apiKey: '', specialists: [], offered, coderShell: true });
+    expect(on.calls).toEqual([`${SEED} {"provider":"anthropic","specialists":[],"coderShell":true}`]);
+    const off = fakeApi({ [SEED]: seeded });
+    await createMyTeam(off.api, { provider: { ...anthropic, connected: true }, apiKey: '', specialists: [], offered, coderShell: false });
+    expect(off.calls).toEqual([`${SEED} {"provider":"anthropic","specialists":[]}`]);
   });
 
   it('stops at a refused key with the provider’s words, storing nothing and seeding nothing', async () => {
@@ -125,6 +152,27 @@ describe('createMyTeam', () => {
       stage: 'seed',
       error: 'a team named My team exists',
     });
+  });
+});
+
+describe('createDemoTeam', () => {
+  it('seeds the demo team with no key, after checking the repository', async () => {
+    const { api, calls } = fakeApi({ [CHECK]: { status: 200, body: { ok: true } }, [DEMO]: seeded });
+    const out = await createDemoTeam(api, ' /home/me/repo ');
+    expect(out).toMatchObject({ ok: true, team: { id: 'team-1' } });
+    expect(calls).toEqual([`${CHECK} {"repoPath":"/home/me/repo"}`, `${DEMO} {"repoPath":"/home/me/repo"}`]);
+  });
+
+  it('creates nothing for a repository that is not one', async () => {
+    const { api, calls } = fakeApi({ [CHECK]: missing });
+    expect(await createDemoTeam(api, '/tmp/x')).toMatchObject({ ok: false, field: 'repoPath' });
+    expect(calls.some((c) => c.startsWith(DEMO))).toBe(false);
+  });
+
+  it('needs no repository', async () => {
+    const { api, calls } = fakeApi({ [DEMO]: seeded });
+    expect((await createDemoTeam(api, '')).ok).toBe(true);
+    expect(calls).toEqual([`${DEMO} {}`]);
   });
 });
 

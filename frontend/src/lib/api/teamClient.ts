@@ -16,7 +16,7 @@ import {
   decodeTeamAnswer,
   decodeTeams,
 } from './teamDecode';
-import type { ChatRequest, Mission, NewTeamRequest, OnboardingState, Post, PostsPage, SeedAnswer, SeedRequest, Team, TeamPatch } from './teamTypes';
+import type { ChatRequest, DemoSeedRequest, Mission, NewTeamRequest, OnboardingState, Post, PostsPage, SeedAnswer, SeedRequest, Team, TeamPatch } from './teamTypes';
 
 type Request = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal) => Promise<unknown>;
 
@@ -108,6 +108,15 @@ export class OnboardingApi {
 
   async seedNativeTeam(req: SeedRequest): Promise<SeedAnswer> {
     return decodeSeedAnswer(await this.request('POST', '/api/onboarding/seed-native-team', req));
+  }
+
+  /** Whether a repository would be taken (POST /api/repos/check): resolves, or throws the refusal (reason bad_repository). */
+  async checkRepo(repoPath: string): Promise<void> {
+    await this.request('POST', '/api/repos/check', { repoPath });
+  }
+
+  async seedDemoTeam(req: DemoSeedRequest): Promise<SeedAnswer> {
+    return decodeSeedAnswer(await this.request('POST', '/api/onboarding/seed-demo-team', req));
   }
 }
 

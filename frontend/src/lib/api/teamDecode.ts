@@ -153,6 +153,7 @@ export function decodeOnboardingState(v: unknown): OnboardingState {
       .filter(isObject)
       .filter((s) => typeof s.runtime === 'string')
       .map((s) => ({ runtime: s.runtime as string, name: str(s.name, s.runtime as string), ready: s.ready === true })),
+    demo: v.demo === true,
   };
 }
 

@@ -142,6 +142,8 @@ export interface OnboardingState {
   teams: number;
   providers: OnboardingProvider[];
   specialists: OnboardingSpecialist[];
+  /** The mock runtime is on (CLAWBOO_ENABLE_MOCK_RUNTIME=1): a keyless demo team can be made. */
+  demo: boolean;
 }
 
 export interface SeedRequest {
@@ -149,6 +151,12 @@ export interface SeedRequest {
   model?: string;
   repoPath?: string;
   specialists?: string[];
+  /** Let the Coder ask to run commands (each one asked first); off when absent. */
+  coderShell?: boolean;
+}
+
+export interface DemoSeedRequest {
+  repoPath?: string;
 }
 
 export interface SeedAnswer {
