@@ -168,27 +168,36 @@ func listening(port int) bool {
 // openWorktree is the task's live worktree record; ok is false when it has
 // answered (no task, no worktree, its folder gone).
 func (a *API) openWorktree(w http.ResponseWriter, r *http.Request) (board.Worktree, bool) {
+	rec, why, err := a.liveWorktree(r)
+	switch {
+	case err != nil:
+		boardError(w, err)
+	case why != "":
+		writeJSON(w, http.StatusConflict, map[string]any{"reason": "no_worktree", "error": why})
+	default:
+		return rec, true
+	}
+	return board.Worktree{}, false
+}
+
+// liveWorktree is the task's worktree record when its folder is there to
+// open; otherwise why not, in words (err: no such task, or the board failed).
+func (a *API) liveWorktree(r *http.Request) (board.Worktree, string, error) {
 	ctx, id := r.Context(), r.PathValue("id")
 	if _, err := a.opts.Board.Get(ctx, id); err != nil {
-		boardError(w, err)
-		return board.Worktree{}, false
+		return board.Worktree{}, "", err
 	}
 	rec, err := a.opts.Board.Worktree(ctx, id)
 	if errors.Is(err, board.ErrNotFound) || (err == nil && rec.Status == "archived") {
-		writeJSON(w, http.StatusConflict, map[string]any{"reason": "no_worktree",
-			"error": "the task has no worktree to open: it has not run yet, or its work was merged or closed"})
-		return board.Worktree{}, false
+		return board.Worktree{}, "the task has no worktree to open: it has not run yet, or its work was merged or closed", nil
 	}
 	if err != nil {
-		boardError(w, err)
-		return board.Worktree{}, false
+		return board.Worktree{}, "", err
 	}
 	if st, err := os.Stat(rec.Path); err != nil || !st.IsDir() {
-		writeJSON(w, http.StatusConflict, map[string]any{"reason": "no_worktree",
-			"error": "the task's worktree folder is not there any more: " + rec.Path})
-		return board.Worktree{}, false
+		return board.Worktree{}, "the task's worktree folder is not there any more: " + rec.Path, nil
 	}
-	return rec, true
+	return rec, "", nil
 }
 
 func firstPort(rec board.Worktree) int {
@@ -198,16 +207,24 @@ func firstPort(rec board.Worktree) int {
 	return rec.Ports[0]
 }
 
-// openInfo says what the drawer can offer: the worktree's path, whether
-// this client is the desktop (programs open) or a browser (commands to
-// copy), and the preview port with whether something listens on it.
+// openInfo says what the drawer can offer: whether there is a worktree to
+// open (available; why not in words), its path, whether this client is the
+// desktop (programs open) or a browser (commands to copy), and the preview
+// port with whether something listens on it. A task without a live
+// worktree is a 200 with available false: the drawer asks whenever a task
+// changes, and that is an answer, not an error.
 func (a *API) openInfo(w http.ResponseWriter, r *http.Request) {
-	rec, ok := a.openWorktree(w, r)
-	if !ok {
+	rec, why, err := a.liveWorktree(r)
+	if err != nil {
+		boardError(w, err)
+		return
+	}
+	if why != "" {
+		writeJSON(w, http.StatusOK, map[string]any{"available": false, "why": why})
 		return
 	}
 	port := firstPort(rec)
-	writeJSON(w, http.StatusOK, map[string]any{"path": rec.Path, "desktop": inProcess(r) && a.desktop().display(),
+	writeJSON(w, http.StatusOK, map[string]any{"available": true, "path": rec.Path, "desktop": inProcess(r) && a.desktop().display(),
 		"previewPort": port, "previewListening": listening(port)})
 }
 

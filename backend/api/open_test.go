@@ -34,6 +34,7 @@ func openFixture(t *testing.T) (*fixture, board.Task, string) {
 }
 
 type openAnswer struct {
+	Available        bool   `json:"available"`
 	Opened           bool   `json:"opened"`
 	Command          string `json:"command"`
 	URL              string `json:"url"`
@@ -64,7 +65,7 @@ func (f *fixture) open(t *testing.T, id, body string, want int) openAnswer {
 func TestOpenInABrowserAnswersACommandThatQuotesThePath(t *testing.T) {
 	f, task, dir := openFixture(t)
 	info := f.open(t, task.ID, "", 200)
-	if info.Desktop || info.Path != dir || info.PreviewPort != 0 || info.PreviewListening {
+	if !info.Available || info.Desktop || info.Path != dir || info.PreviewPort != 0 || info.PreviewListening {
 		t.Fatalf("%+v", info)
 	}
 	term := f.open(t, task.ID, `{"what":"terminal","path":"/etc"}`, 200)
@@ -153,6 +154,9 @@ func TestOpenRefusals(t *testing.T) {
 	f.open(t, task.ID, `{"what":"bash -c 'rm -rf /'"}`, 400)
 	other := f.createTask(t, `{"title":"no worktree"}`)
 	if a := f.open(t, other.ID, `{"what":"terminal"}`, 409); a.Reason != "no_worktree" {
+		t.Fatalf("%+v", a)
+	}
+	if a := f.open(t, other.ID, "", 200); a.Available || a.Why == "" {
 		t.Fatalf("%+v", a)
 	}
 	if err := f.board.SetWorktreeStatus(t.Context(), task.ID, "archived"); err != nil {

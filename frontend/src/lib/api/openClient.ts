@@ -10,6 +10,9 @@ export type OpenWhat = 'terminal' | 'editor' | 'preview';
 
 /** GET /api/board/{id}/open. */
 export interface OpenInfo {
+  /** There is a live worktree to open; when false, why says why not. */
+  available: boolean;
+  why?: string;
   path: string;
   /** Programs open on this desktop; false: commands to copy. */
   desktop: boolean;
@@ -32,8 +35,11 @@ function need(cond: boolean, what: string): asserts cond {
 }
 
 export function decodeOpenInfo(v: unknown): OpenInfo {
-  need(isObject(v) && typeof v.path === 'string', 'open info has no path');
+  need(isObject(v), 'open info is not an object');
+  if (v.available === false) return { available: false, why: typeof v.why === 'string' ? v.why : '', path: '', desktop: false, previewPort: 0, previewListening: false };
+  need(typeof v.path === 'string', 'open info has no path');
   return {
+    available: true,
     path: v.path,
     desktop: v.desktop === true,
     previewPort: typeof v.previewPort === 'number' ? v.previewPort : 0,
