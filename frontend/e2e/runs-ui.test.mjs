@@ -53,6 +53,19 @@ async function shoot(page, name) {
 const paneText = async (page) => (await page.getByRole('region', { name: 'Run detail' }).innerText()).replace(/\s+/g, ' ');
 
 describe('runs page', () => {
+  test('text said after a tool call starts a new paragraph, never glued to the last word ("root.Added")', async () => {
+    const id = await startMock('!ok I looked at the root.\n!toolcall write\n!ok Added the file.');
+    await waitEnded(id);
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/runs/${id}`, { viewport: { width: 1280, height: 800 } });
+    try {
+      await page.waitForFunction(() => /Added the file\./.test(document.querySelector('[data-testid="run-output"]')?.textContent ?? ''));
+      assert.equal(await page.getByTestId('run-output').textContent(), 'I looked at the root.\n\nAdded the file.');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('at 800×600 the selected run is stacked under the list and its output and Stop are reachable', async () => {
     const id = await startMock('!ok narrow output\n!abort');
     const { page, context, problems } = await openPage(browser, `${server.url}/#/runs/${id}`, { viewport: { width: 800, height: 600 } });
