@@ -193,6 +193,11 @@ describe('merge or close a reviewed task', () => {
     page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.request().method()} ${r.url()}`));
     try {
       await waitStatus(page, 'in_review');
+      // Merge when green is the task's, changed in place.
+      await page.getByTestId('task-merge-green').focus();
+      await page.keyboard.press('Space');
+      await page.waitForFunction(() => /merges it once/.test(document.querySelector('[data-testid="task-merge-green-note"]')?.textContent ?? ''));
+      assert.equal((await apiGet(`/api/board/${task.id}`)).task.mergeWhenGreen, true);
       const button = page.getByTestId('task-merge-button');
       await page.waitForFunction(() => document.querySelector('[data-testid="task-merge-button"]')?.textContent === 'Merge into main');
       const base = page.getByTestId('task-merge-base');
