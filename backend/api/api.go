@@ -107,6 +107,7 @@ type API struct {
 	opts Options
 	mux  *http.ServeMux
 	ui   http.Handler
+	desk desktop // open.go: the zero value starts real programs
 }
 
 // New builds the handler.
@@ -192,6 +193,7 @@ func (a *API) routes() {
 	a.routeTeams()
 	a.agentRoutes()
 	a.lineCommentRoutes()
+	a.openRoutes()
 	a.mergeRoutes()
 	a.portRoutes()
 	a.diskRoutes()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
@@ -106,15 +107,23 @@ func (a *API) deleteLineComment(w http.ResponseWriter, r *http.Request) {
 }
 
 // sendBack starts a run of the task on the same worktree and session
-// ("task:<id>") with its unsent line comments as the message, and marks
-// them sent with that run. The task goes back to work through todo (the
-// board's only door to a claim); the runtime and agent are the task's last.
+// ("task:<id>") with the person's general request (message, optional) and
+// its unsent line comments as the run's message, and marks the comments
+// sent with that run. One of the two must be there. The task goes back to
+// work through todo (the board's only door to a claim); the runtime and
+// agent are the task's last.
 func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 	ctx, id := r.Context(), r.PathValue("id")
 	var b struct {
 		RuntimeID string `json:"runtimeId"`
+		Message   string `json:"message"`
 	}
 	if r.ContentLength != 0 && !decodeJSON(w, r, &b) {
+		return
+	}
+	request := strings.TrimSpace(b.Message)
+	if len(request) > board.MaxLineCommentBody {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "message is longer than 8 KiB", "reason": "invalid"})
 		return
 	}
 	t, err := a.opts.Board.Get(ctx, id)
@@ -137,8 +146,8 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	unsent := board.Unsent(cs)
-	if len(unsent) == 0 {
-		writeJSON(w, http.StatusConflict, map[string]any{"error": "there are no unsent comments to send", "reason": "nothing_to_send"})
+	if len(unsent) == 0 && request == "" {
+		writeJSON(w, http.StatusConflict, map[string]any{"error": "there is nothing to send: write what to change, or comment on a line", "reason": "nothing_to_send"})
 		return
 	}
 	if t.RunID != nil {
@@ -168,20 +177,36 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h, err := a.opts.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: rt, TaskID: id, AgentID: agent,
-		Message: board.ReviewMessage(unsent), Reason: "review"})
+		Message: sendBackMessage(request, unsent), Reason: "review"})
 	_, listed := a.opts.Catalog.Descriptor(rt)
 	if startFailed(w, rt, listed, err) {
 		return
 	}
-	ids := make([]string, len(unsent))
-	for i, c := range unsent {
-		ids[i] = c.ID
-	}
-	n, err := a.opts.Board.MarkLineCommentsSent(ctx, id, h.ID, ids)
-	if err != nil {
-		a.opts.Log.Error("line comments not marked sent", "task", id, "run", h.ID, "err", err)
+	n := 0
+	if len(unsent) > 0 {
+		ids := make([]string, len(unsent))
+		for i, c := range unsent {
+			ids[i] = c.ID
+		}
+		n, err = a.opts.Board.MarkLineCommentsSent(ctx, id, h.ID, ids)
+		if err != nil {
+			a.opts.Log.Error("line comments not marked sent", "task", id, "run", h.ID, "err", err)
+		}
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"runId": h.ID, "sent": n})
+}
+
+// sendBackMessage is a send-back run's message: the person's general
+// request first, then the line comments, each part only when there is one.
+func sendBackMessage(request string, unsent []board.LineComment) string {
+	var parts []string
+	if request != "" {
+		parts = append(parts, "Requested changes:\n"+request)
+	}
+	if len(unsent) > 0 {
+		parts = append(parts, board.ReviewMessage(unsent))
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // sendBackRuntime is the runtime asked for, else the task's assignee's,

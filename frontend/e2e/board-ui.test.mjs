@@ -246,4 +246,49 @@ describe('the board page', { timeout: 60_000 }, () => {
       await context.close();
     }
   });
+
+  test('the team filter shows names, never an id, even for a team it cannot find', async () => {
+    await apiPost('/api/teams', { name: 'Visible Crew', repoPath: await makeRepoIn(scratch, 'visible-crew') });
+    const gone = '01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board?team=${gone}`, AT_1280);
+    try {
+      const select = page.getByTestId('board-team');
+      await select.locator('option', { hasText: 'Visible Crew' }).waitFor({ state: 'attached' });
+      const options = await select.locator('option').allTextContents();
+      assert.ok(!options.some((o) => o.includes(gone)), `an id in the team filter: ${JSON.stringify(options)}`);
+      assert.equal(await select.locator('option:checked').textContent(), 'A removed team');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('New task sends its base branch and Merge when green', async () => {
+    const repo = await makeRepoIn(scratch, 'new-task-base');
+    gitIn(repo, 'branch', 'release');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board`, AT_1280);
+    try {
+      const sent = new Promise((ok) =>
+        page.on('request', (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/board' && ok(JSON.parse(r.postData() ?? '{}'))),
+      );
+      await page.getByTestId('new-task').click();
+      await page.getByTestId('new-task-dialog').waitFor();
+      await page.getByTestId('new-task-title').fill('Land on release');
+      await page.getByTestId('new-task-repo').fill(repo);
+      assert.equal(await page.getByTestId('new-task-base').getAttribute('placeholder'), 'the branch checked out when the work starts');
+      await page.getByTestId('new-task-base').fill('release');
+      assert.match(await page.getByTestId('new-task-merge-green-note').textContent(), /waits in review for you/);
+      await page.getByTestId('new-task-merge-green').focus();
+      await page.keyboard.press('Space');
+      assert.match(await page.getByTestId('new-task-merge-green-note').textContent(), /Clawboo merges it into its base branch/);
+      await page.getByTestId('new-task-submit').click();
+      const body = await sent;
+      assert.equal(body.baseBranch, 'release');
+      assert.equal(body.mergeWhenGreen, true);
+      await page.getByTestId('new-task-dialog').waitFor({ state: 'hidden' });
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -168,6 +168,10 @@ describe('critic', { timeout: 90_000 }, () => {
       await page.getByTestId('task-critic').selectOption('auto');
       await until(page, () => /risky/.test(document.querySelector('[data-testid="task-critic-note"]')?.textContent ?? ''));
       assert.equal((await api('GET', `/api/board/${id}`)).task.critic, 'auto');
+      // It says when the critic runs, as the supervisor does it: only after a passing verify command.
+      const note = await page.getByTestId('task-critic-note').textContent();
+      assert.match(note, /after its verify command passes/);
+      assert.match(note, /no verify command .* there is no review/);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

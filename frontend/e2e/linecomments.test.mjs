@@ -1,8 +1,9 @@
 // Browser tests of line comments on a task's diff against a real `clawboo
 // serve` with the worktree mock: a task in review with a diff, a comment on
 // one of its lines made with the keyboard alone, shown under that line, and
-// "Send back to the agent", which starts a new run on the same worktree that
-// the drawer streams, and marks the comment sent.
+// "Request changes", which starts a new run on the same worktree that the
+// drawer streams, and marks the comment sent; a general request goes back
+// with or without line comments.
 //
 //   make build-headless && \
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/linecomments.test.mjs)
@@ -117,6 +118,8 @@ describe('line comments', { timeout: 60_000 }, () => {
       const newRun = await page.getByTestId('task-run-stream').getAttribute('data-run-id');
       await page.waitForSelector('[data-testid="line-comment"][data-sent="true"]');
       assert.match(await page.getByTestId('line-comment-sent').textContent(), /Sent to the agent/);
+      assert.equal(await page.getByTestId('line-comment-author').first().textContent(), 'You');
+      assert.ok(!(await page.getByTestId('line-comment').first().innerText()).includes(newRun), 'the run id stays behind a disclosure');
       assert.ok(await sendBack.isDisabled(), 'nothing left to send');
 
       // It ends, the task is back in review, the comment stays (sent with that run).
@@ -161,6 +164,41 @@ describe('line comments', { timeout: 60_000 }, () => {
       await page.getByTestId('line-comment').waitFor({ state: 'detached' });
       assert.deepEqual((await api('GET', `/api/board/${id}/line-comments`)).comments, []);
       assert.ok(await page.getByTestId('diff-send-back').isDisabled());
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Request changes sends a general message back without line comments, and the agent acts on it', async () => {
+    const { id, firstRun } = await taskInReview('Ask in general');
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${id}`, { viewport: { width: 1280, height: 800 } });
+    try {
+      const send = page.getByTestId('diff-send-back');
+      await send.waitFor();
+      assert.equal(await send.textContent(), 'Request changes');
+      assert.ok(await send.isDisabled(), 'nothing to send yet');
+      // Keyboard only: the request box, then Ctrl+Enter sends it.
+      await page.getByTestId('diff-request').focus();
+      await page.keyboard.type('Also say goodbye.\n!write bye.txt bye\n!ok said goodbye');
+      assert.ok(await send.isEnabled(), 'a request alone is enough');
+      assert.match(await page.getByTestId('diff-unsent').textContent(), /Your request goes back to the agent/);
+      await page.keyboard.press('Control+Enter');
+      await page.waitForFunction(
+        (first) => {
+          const r = document.querySelector('[data-testid="task-run-stream"]')?.getAttribute('data-run-id');
+          return !!r && r !== first;
+        },
+        firstRun,
+        { timeout: 5_000 },
+      );
+      await page.waitForFunction(
+        () => [...document.querySelectorAll('[data-testid="task-diff-file"]')].some((f) => f.textContent === 'bye.txt'),
+        null,
+        { timeout: 10_000 },
+      );
+      assert.equal(await page.getByTestId('diff-request').inputValue(), '', 'the box is emptied once sent');
+      assert.deepEqual((await api('GET', `/api/board/${id}/line-comments`)).comments, []);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

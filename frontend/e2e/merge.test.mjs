@@ -67,6 +67,31 @@ describe('merge or close a reviewed task', () => {
     page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.request().method()} ${r.url()}`));
     try {
       await waitStatus(page, 'in_review');
+      // The diff comes before Merge, and Merge sits beside the diff's size.
+      await page.getByTestId('task-merge-summary').waitFor();
+      assert.match(await page.getByTestId('task-merge-summary').textContent(), /^1 file, \+1\s+−0$/);
+      assert.ok(
+        await page.evaluate(() => {
+          const diff = document.querySelector('[data-testid="task-diff"]');
+          const merge = document.querySelector('[data-testid="task-merge-button"]');
+          return !!diff && !!merge && !!(diff.compareDocumentPosition(merge) & Node.DOCUMENT_POSITION_FOLLOWING);
+        }),
+        'the diff comes before the Merge button',
+      );
+      // What happens beside uncommitted work, said exactly.
+      assert.match(
+        await page.getByTestId('task-merge-note').textContent(),
+        /never switched\). Your uncommitted changes in other files are left as they are; if a file this change\s+touches has uncommitted edits, the merge stops and names it\./,
+      );
+      // "Close without merging…" must not be offered once the merge answered:
+      // watch every render from the click on.
+      await page.evaluate(() => {
+        window.__closeAfterMerge = false;
+        new MutationObserver(() => {
+          if (document.querySelector('[data-testid="task-merge-result"]') && document.querySelector('[data-testid="task-move"][data-to="done"]'))
+            window.__closeAfterMerge = true;
+        }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      });
       await page.getByTestId('task-merge-strategy').selectOption('squash');
       await page.getByTestId('task-merge-button').click();
       const result = page.getByTestId('task-merge-result');
@@ -79,6 +104,7 @@ describe('merge or close a reviewed task', () => {
       assert.equal(gitIn(repo, 'status', '--porcelain'), '');
       await page.getByText('Done is final.').waitFor();
       assert.equal(await page.getByTestId('task-merge-button').count(), 0, 'a done task offers no merge');
+      assert.equal(await page.evaluate(() => window.__closeAfterMerge), false, '"Close without merging…" was offered after the merge answered');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
@@ -147,6 +173,75 @@ describe('merge or close a reviewed task', () => {
       await page.getByTestId('task-move-confirm').click();
       await waitStatus(page, 'cancelled');
       assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Needs the landing helper's backend (baseBranch, merged, GET /branches,
+  // merge from done, checkout_overlap): skipped on a server whose tasks
+  // carry no `merged` field. The lead runs it after merging both branches.
+  test('after the landing merge: the drawer names the base, merges into a picked branch, names overlapping edits, and merges work left done', async (t) => {
+    const repo = await makeRepo('landing');
+    gitIn(repo, 'branch', 'release');
+    const task = await reviewed(repo, 'Greet on release', '!write hello.txt hello');
+    if (!('merged' in (await apiGet(`/api/board/${task.id}`)).task)) {
+      t.skip('this server has no landing backend (tasks carry no merged field)');
+      return;
+    }
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board/${task.id}`);
+    page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+    try {
+      await waitStatus(page, 'in_review');
+      // Merge when green is the task's, changed in place.
+      await page.getByTestId('task-merge-green').focus();
+      await page.keyboard.press('Space');
+      await page.waitForFunction(() => /merges it once/.test(document.querySelector('[data-testid="task-merge-green-note"]')?.textContent ?? ''));
+      assert.equal((await apiGet(`/api/board/${task.id}`)).task.mergeWhenGreen, true);
+      const button = page.getByTestId('task-merge-button');
+      await page.waitForFunction(() => document.querySelector('[data-testid="task-merge-button"]')?.textContent === 'Merge into main');
+      const base = page.getByTestId('task-merge-base');
+      assert.deepEqual((await base.locator('option').allTextContents()).sort(), ['main', 'release']);
+
+      // An uncommitted edit to the very file the change adds stops the merge, named.
+      await writeFile(join(repo, 'hello.txt'), 'my own edit\n');
+      await button.click();
+      const err = page.locator('[data-testid="task-merge-error"][data-reason="checkout_overlap"]');
+      await err.waitFor();
+      assert.deepEqual(await page.getByTestId('task-merge-conflict').allTextContents(), ['hello.txt']);
+      assert.equal(await readFile(join(repo, 'hello.txt'), 'utf8'), 'my own edit\n', 'the edit is left byte for byte');
+      await rm(join(repo, 'hello.txt'));
+
+      // Picked: release. main is not touched and the checkout stays on main.
+      await base.selectOption('release');
+      assert.equal(await button.textContent(), 'Merge into release');
+      await button.click();
+      await page.getByTestId('task-merge-result').waitFor();
+      await waitStatus(page, 'done');
+      assert.equal(gitIn(repo, 'show', 'release:hello.txt'), 'hello');
+      assert.equal(gitIn(repo, 'ls-tree', '--name-only', 'main', 'hello.txt'), '', 'main is left as it was');
+      assert.equal(gitIn(repo, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main', 'the checkout was not switched');
+      await page.getByTestId('task-merged').waitFor();
+      assert.equal(await page.getByTestId('task-merged').getAttribute('data-base'), 'release');
+
+      // Work an earlier build left done and unmerged, its branch still there, can still be merged.
+      const left = await reviewed(repo, 'Left behind', '!write later.txt later');
+      await fetch(`${server.url}/api/board/${left.id}`, {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: 'done' }),
+      });
+      await page.goto(`${server.url}/#/board/${left.id}`);
+      await waitStatus(page, 'done');
+      await page.getByTestId('task-merge-unmerged').waitFor();
+      await page.waitForFunction(() => /^Merge into /.test(document.querySelector('[data-testid="task-merge-button"]')?.textContent ?? ''));
+      await page.getByTestId('task-merge-button').click();
+      await page.getByTestId('task-merged').waitFor();
+      assert.equal((await apiGet(`/api/board/${left.id}`)).task.status, 'done');
+      assert.deepEqual(
+        problems.filter((p) => !/409/.test(p)),
+        [],
+      );
     } finally {
       await context.close();
     }

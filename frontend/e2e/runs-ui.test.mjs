@@ -53,7 +53,20 @@ async function shoot(page, name) {
 const paneText = async (page) => (await page.getByRole('region', { name: 'Run detail' }).innerText()).replace(/\s+/g, ' ');
 
 describe('runs page', () => {
-  test('at 800×600 the selected run is stacked under the list and its output and Abort are reachable', async () => {
+  test('text said after a tool call starts a new paragraph, never glued to the last word ("root.Added")', async () => {
+    const id = await startMock('!ok I looked at the root.\n!toolcall write\n!ok Added the file.');
+    await waitEnded(id);
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/runs/${id}`, { viewport: { width: 1280, height: 800 } });
+    try {
+      await page.waitForFunction(() => /Added the file\./.test(document.querySelector('[data-testid="run-output"]')?.textContent ?? ''));
+      assert.equal(await page.getByTestId('run-output').textContent(), 'I looked at the root.\n\nAdded the file.');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('at 800×600 the selected run is stacked under the list and its output and Stop are reachable', async () => {
     const id = await startMock('!ok narrow output\n!abort');
     const { page, context, problems } = await openPage(browser, `${server.url}/#/runs/${id}`, { viewport: { width: 800, height: 600 } });
     try {
@@ -62,16 +75,18 @@ describe('runs page', () => {
       assert.ok(pane && pane.height >= 200, `the run pane has room: ${JSON.stringify(pane)}`);
       const list = await page.locator('[aria-labelledby="recent-runs"]').boundingBox();
       assert.ok(list && pane.y >= list.y + list.height - 1, `the pane is under the list: list ${JSON.stringify(list)} pane ${JSON.stringify(pane)}`);
-      // Reachable: scrolled into view, Abort is there to click, and aborting shows the result.
+      // Reachable: scrolled into view, Stop is there to click, and stopping shows the result.
       const abort = page.getByTestId('run-abort');
       await abort.scrollIntoViewIfNeeded();
       const box = await abort.boundingBox();
-      assert.ok(box && box.height > 0 && box.y >= 0 && box.y + box.height <= 600, `Abort is on screen: ${JSON.stringify(box)}`);
+      assert.ok(box && box.height > 0 && box.y >= 0 && box.y + box.height <= 600, `Stop is on screen: ${JSON.stringify(box)}`);
+      assert.equal((await abort.textContent()).trim(), 'Stop', 'one word for a person stopping a run: Stop, not Abort');
       await shoot(page, 'runs-800-live');
       await abort.click();
       await page.getByTestId('run-result').waitFor();
       await page.getByTestId('run-result').scrollIntoViewIfNeeded();
       assert.ok(await page.getByTestId('run-result').isVisible());
+      assert.equal(await page.getByTestId('run-outcome').textContent(), 'Stopped');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

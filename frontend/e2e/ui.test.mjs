@@ -117,7 +117,7 @@ describe('clawboo web UI', { timeout: 60_000 }, () => {
       const s = await until(page, 'aborted', (s) => s.status === 'aborted');
       assert.equal(s.abort, false);
       assert.equal(await page.getByTestId('run-result').getAttribute('data-reason'), 'aborted');
-      assert.equal(await page.getByTestId('run-outcome').textContent(), 'Aborted');
+      assert.equal(await page.getByTestId('run-outcome').textContent(), 'Stopped');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

@@ -13,7 +13,16 @@ describe('critic settings', () => {
     expect(criticNote('auto', true)).toMatch(/risky/);
     expect(criticNote('auto', null)).toMatch(/risky/);
     // A task's own on or off wins over its team.
-    expect(criticNote('on', false)).toMatch(/every change once its verify command passes/);
+    expect(criticNote('on', false)).toMatch(/every change after its verify command passes, before it goes to review/);
+    expect(criticNote('off', true)).toMatch(/never/);
+  });
+
+  it('says the critic runs only after a verify command passed, as the supervisor does', () => {
+    for (const n of [criticNote('on', true), criticNote('auto', true), criticNote('auto', null)]) {
+      expect(n).toMatch(/after its verify command passes/);
+      expect(n).toMatch(/no verify command .* there is no review/);
+    }
+    expect(criticNote('auto', true)).not.toMatch(/before it is done/);
     expect(criticNote('off', true)).toMatch(/never/);
   });
 

@@ -12,18 +12,22 @@ export const CRITIC_OPTIONS: readonly { value: CriticMode; label: string }[] = [
 ];
 
 /**
- * What a task's critic setting does, in a sentence. teamCritic is its
- * team's switch (null: no team, or not known yet).
+ * What a task's critic setting does, in a sentence, as backend/review and
+ * the supervisor do it: the critic runs only after a verify command (the
+ * task's, else the repository's .clawboo/verify) passed, so a task with
+ * none is never reviewed; auto adds the risk rule and the team's switch.
+ * teamCritic is its team's switch (null: no team, or not known yet).
  */
 export function criticNote(mode: CriticMode, teamCritic: boolean | null): string {
+  const noVerify = 'With no verify command (the task’s or the repository’s .clawboo/verify) there is no review.';
   switch (mode) {
     case 'on':
-      return 'A fresh session reviews every change once its verify command passes, before it is done.';
+      return `A fresh session reviews every change after its verify command passes, before it goes to review. ${noVerify}`;
     case 'off':
       return 'The critic never reviews this task.';
   }
   if (teamCritic === false) return 'This task’s team has the critic off, so auto means no review for this team.';
-  return 'Reviewed when the change is risky: a delegated or split task, more than 5 files or more than 300 lines.';
+  return `Reviewed after its verify command passes when the change is risky: a delegated or split task, more than 5 files or more than 300 lines. ${noVerify}`;
 }
 
 /** A run's label in a task's run list: the critic's reviews are named. */

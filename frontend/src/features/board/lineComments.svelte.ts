@@ -40,9 +40,9 @@ export class LineCommentsStore {
     this.comments = this.comments.filter((c) => c.id !== id);
   }
 
-  /** Sends the unsent comments back to the agent; answers the new run's id, then re-reads them (now sent). */
-  async sendBack(): Promise<string> {
-    const { runId } = await this.api.lineComments.sendBack(this.taskId);
+  /** Sends the general request (message) and the unsent comments back to the agent; answers the new run's id, then re-reads them (now sent). */
+  async sendBack(message = ''): Promise<string> {
+    const { runId } = await this.api.lineComments.sendBack(this.taskId, message);
     await this.load();
     return runId;
   }

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../lib/api/boardTypes';
-import { baseName, canMove, columns, dropState, LEGAL_MOVES, mergeTask, moveTargets, needsOverride, TASK_STATUSES } from './moves';
+import { baseName, canMove, columns, dropState, LEGAL_MOVES, mergeTask, movesAfter, moveTargets, needsOverride, TASK_STATUSES } from './moves';
 import { makeTask } from '../../lib/testing/fixtures';
 
 describe('legal moves', () => {
+  it('offers no move, so no "Close without merging…", once a merge answer made the task done', () => {
+    const review = makeTask({ status: 'in_review', runId: null });
+    const read = ['done', 'in_progress', 'blocked', 'todo', 'cancelled'] as const;
+    expect(movesAfter(review, [...read], makeTask({ status: 'done', runId: null }))).toEqual([]);
+    // Same status and run: the list the server gave stays.
+    expect(movesAfter(review, ['todo'], makeTask({ status: 'in_review', runId: null }))).toEqual(['todo']);
+    // A run took it: only cancelled, as the table says for a held task.
+    expect(movesAfter(makeTask({ status: 'todo', runId: null }), ['in_progress'], makeTask({ status: 'in_progress', runId: 'R' }))).toEqual(['cancelled']);
+  });
+
   it('matches the backend table exactly', () => {
     const allowed = (from: keyof typeof LEGAL_MOVES) => TASK_STATUSES.filter((to) => canMove(from, to));
     expect(allowed('backlog')).toEqual(['todo', 'blocked', 'cancelled']);

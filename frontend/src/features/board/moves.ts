@@ -40,6 +40,17 @@ export function moveTargets(task: Pick<Task, 'status' | 'runId'>): TaskStatus[] 
   return task.runId ? all.filter((s) => s === 'cancelled') : [...all];
 }
 
+/**
+ * The moves to offer once a newer record of the task arrives, before the
+ * server's own list is read again: the list read with the old record while
+ * its status and run are unchanged, else the table's targets for the new
+ * one (so a task a merge just made done offers no move at all, not
+ * "Close without merging…" from the status it had).
+ */
+export function movesAfter(prev: Pick<Task, 'status' | 'runId'>, moves: TaskStatus[], next: Pick<Task, 'status' | 'runId'>): TaskStatus[] {
+  return prev.status === next.status && prev.runId === next.runId ? moves : moveTargets(next);
+}
+
 /** How a column takes the card being dragged: "source" is the card's own column. */
 export type DropState = 'idle' | 'legal' | 'refused' | 'source';
 

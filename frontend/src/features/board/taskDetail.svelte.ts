@@ -15,6 +15,7 @@ import type { Run } from '../../lib/api/types';
 import type { LiveEvents } from '../../lib/live.svelte';
 import { compareRuns, newerRun } from '../runs/runList';
 import type { BoardStore } from './board.svelte';
+import { movesAfter } from './moves';
 
 /** Re-reads after a burst of events wait this long, so a burst costs one read. */
 const RELOAD_DELAY_MS = 150;
@@ -104,7 +105,7 @@ export class TaskDetailStore {
       return;
     }
     if (d.task.updatedAt > t.updatedAt) return;
-    this.detail = { ...d, task: t };
+    this.detail = { ...d, task: t, moves: movesAfter(d.task, d.moves, t) };
     if (d.task.status !== t.status || d.task.runId !== t.runId || d.task.verification?.at !== t.verification?.at) this.reloadSoon();
   }
 

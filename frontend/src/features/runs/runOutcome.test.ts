@@ -15,6 +15,10 @@ describe('runOutcome', () => {
     expect(budgetStopText(run({ error: 'boom' }))).toBeNull();
   });
 
+  it('calls a stopped run Stopped, the one word the board, the runs and the room use', () => {
+    expect(outcomeText('aborted', run({ error: 'Stopped by you' }))).toBe('Stopped');
+  });
+
   it('turns a JSON error body into its message and keeps the raw text', () => {
     const raw = 'runtime ended without a result: POST "https://x/v1": 400 Bad Request {"error":{"message":"no such model"}}';
     const w = errorWords(raw);

@@ -102,7 +102,8 @@ export function outcomeText(reason: string | null, record: Run | null): string {
     case 'max_turns':
       return 'Finished: it reached its turn limit';
     case 'aborted':
-      return 'Aborted';
+      // One word for a person's stop everywhere (the room's Stop, the drawer's, the Runs page's).
+      return 'Stopped';
     case 'error':
       return 'Failed';
     default:

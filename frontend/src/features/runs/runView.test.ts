@@ -36,6 +36,25 @@ describe('RunAccumulator', () => {
     expect(v.lastSeq).toBe(5);
   });
 
+  it('starts the text after a tool call or a status on a new paragraph, never glued ("root.Added")', () => {
+    const v = fold(
+      events(
+        { kind: 'text-delta', text: 'I looked at the root.' },
+        { kind: 'tool-call', toolCallId: 'a', name: 'write', input: {} },
+        { kind: 'tool-result', toolCallId: 'a', name: 'write', output: 'ok' },
+        { kind: 'text-delta', text: 'Added ' },
+        { kind: 'text-delta', text: 'the file.\n' },
+        { kind: 'status', phase: 'running' },
+        { kind: 'text-delta', text: 'Done.' },
+        { kind: 'tool-call', toolCallId: 'b', name: 'ls', input: {} },
+        { kind: 'text-delta', text: '\nOn its own line already.' },
+        { kind: 'text-delta', text: 'thinking', channel: 'reasoning' },
+      ),
+    );
+    expect(v.assistant.text).toBe('I looked at the root.\n\nAdded the file.\n\nDone.\nOn its own line already.');
+    expect(v.reasoning.text).toBe('thinking');
+  });
+
   it('matches tool results to their calls and leaves unanswered calls pending', () => {
     const v = fold(
       events(
@@ -215,6 +234,19 @@ describe('status and error text', () => {
 });
 
 describe('TextBuffer', () => {
+  it('puts a new block after a blank line, even once the kept text was cut', () => {
+    const b = new TextBuffer(4);
+    b.paragraph(); // nothing yet: no break before the first text
+    b.append('abcdef');
+    b.paragraph();
+    b.append('gh');
+    expect(b.view()).toEqual({ text: '\n\ngh', hidden: 6 });
+    b.append('\n\n');
+    b.paragraph();
+    b.append('ij');
+    expect(b.view().text).toBe('\n\nij');
+  });
+
   it('keeps the newest text up to the cap and counts the rest', () => {
     const b = new TextBuffer(5);
     for (const s of ['ab', 'cd', 'ef', 'gh']) b.append(s);

@@ -139,6 +139,12 @@ export class RunAccumulator {
     this.seq = ev.seq;
     this.last = null;
     if (ev.kind !== 'cost') this.writing = ev.kind === 'text-delta' && ev.channel !== 'reasoning' && !!ev.text;
+    // A tool call, its result or a status change ends a block of text: what
+    // either channel says next is a new paragraph, never glued to the last word.
+    if (ev.kind === 'tool-call' || ev.kind === 'tool-result' || ev.kind === 'status') {
+      this.assistant.paragraph();
+      this.reasoning.paragraph();
+    }
     switch (ev.kind) {
       case 'status':
         this.phase = ev.phase;

@@ -2,7 +2,9 @@
 // (`!flood 1000000` sends a million one-character deltas); the page shows
 // only the last `cap` characters and says how many came before. Appends are
 // O(1) into a small list of pieces, compacted into the kept tail now and
-// then, so memory stays O(cap) however long the run.
+// then, so memory stays O(cap) however long the run. A new block of text
+// (paragraph()) starts after a blank line, so separate answers never glue
+// into one word ("root.Added").
 
 export interface TextView {
   /** The newest text, at most cap UTF-16 units. */
@@ -28,11 +30,29 @@ export class TextBuffer {
   private total = 0;
   private cached: TextView = { text: '', hidden: 0 };
   private dirty = false;
+  /** The last two units ever appended (what a paragraph break must add to). */
+  private end = '';
+  /** The next append starts a new block. */
+  private pendingBreak = false;
 
   constructor(private readonly cap: number) {}
 
+  /**
+   * Says the text appended next is a new block (another message or turn):
+   * it is put after a blank line unless the text so far already ends with
+   * one, or is empty, or the new text starts on a new line itself.
+   */
+  paragraph(): void {
+    if (this.total > 0) this.pendingBreak = true;
+  }
+
   append(s: string): void {
     if (s === '') return;
+    if (this.pendingBreak) {
+      this.pendingBreak = false;
+      if (!s.startsWith('\n') && !this.end.endsWith('\n\n')) s = (this.end.endsWith('\n') ? '\n' : '\n\n') + s;
+    }
+    this.end = (this.end + s).slice(-2);
     this.pieces.push(s);
     this.piecesLen += s.length;
     this.total += s.length;

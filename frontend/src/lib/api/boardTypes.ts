@@ -63,6 +63,20 @@ export interface Task {
   createdAt: number;
   updatedAt: number;
   completedAt: number | null;
+  /** The branch its work goes back into (recorded when its worktree is made, or chosen); null: not yet. Absent from older servers. */
+  baseBranch?: string | null;
+  /** A green verify merges it by itself (false when left out). Absent from older servers. */
+  mergeWhenGreen?: boolean;
+  /** Set once its work is in its base branch; null while not. Absent from older servers (then merging from done is not offered). */
+  merged?: TaskMerged | null;
+}
+
+/** How a task's work landed in its base branch. */
+export interface TaskMerged {
+  base: string;
+  commit: string;
+  how: 'ff' | 'merge' | 'squash' | 'none';
+  at: number;
 }
 
 export interface Comment {
@@ -82,6 +96,8 @@ export interface TaskWorktree {
   branch: string;
   baseCommit: string;
   status: 'active' | 'paused' | 'archived';
+  /** The ports it leases while its folder lives (CLAWBOO_PORT is the first); empty or absent when none. */
+  ports?: number[];
   createdAt: number;
   updatedAt: number;
 }
@@ -117,6 +133,10 @@ export interface NewTaskRequest {
   secrets?: string[];
   /** The agent meant to work it (its runtime comes with it). */
   assigneeAgentId?: string;
+  /** The branch its work goes back into; left out: the branch checked out when its work starts. */
+  baseBranch?: string;
+  /** Merge it by itself once its verify is green. */
+  mergeWhenGreen?: boolean;
 }
 
 export interface TaskPatch {
@@ -130,6 +150,8 @@ export interface TaskPatch {
   critic?: CriticMode;
   secrets?: string[];
   humanOverride?: { by: string; reason: string };
+  baseBranch?: string;
+  mergeWhenGreen?: boolean;
 }
 
 /** POST /api/runtimes/{id}/run for a board task. */

@@ -71,9 +71,13 @@ export class LineCommentsApi {
     await this.request('DELETE', `${url(taskId)}/line-comments/${encodeURIComponent(id)}`);
   }
 
-  /** Starts a run on the task's worktree and session with the unsent comments as its message; answers the run's id. */
-  async sendBack(taskId: string): Promise<{ runId: string; sent: number }> {
-    const v = await this.request('POST', `${url(taskId)}/send-back`, {});
+  /**
+   * Starts a run on the task's worktree and session with the person's
+   * general request (message) and the unsent comments as its message;
+   * answers the run's id.
+   */
+  async sendBack(taskId: string, message = ''): Promise<{ runId: string; sent: number }> {
+    const v = await this.request('POST', `${url(taskId)}/send-back`, message.trim() ? { message: message.trim() } : {});
     need(isObject(v) && typeof v.runId === 'string' && v.runId !== '', 'send-back answer has no runId');
     return { runId: v.runId, sent: typeof v.sent === 'number' ? v.sent : 0 };
   }

@@ -62,10 +62,26 @@ export function decodePullRequest(v: unknown): PullRequestResult {
   return out;
 }
 
-/** The conflicted files of a refused merge (409 merge_conflict), else []. */
+/**
+ * The files a refused merge names, else []: the conflicted ones (409
+ * merge_conflict), or those with uncommitted edits in the checkout that the
+ * change touches (409 checkout_overlap).
+ */
 export function conflictFiles(err: unknown): string[] {
-  if (!(err instanceof ApiError) || err.reason !== 'merge_conflict' || !isObject(err.body) || !Array.isArray(err.body.files)) return [];
+  if (!(err instanceof ApiError) || !['merge_conflict', 'checkout_overlap'].includes(err.reason) || !isObject(err.body) || !Array.isArray(err.body.files))
+    return [];
   return err.body.files.filter((f): f is string => typeof f === 'string');
+}
+
+/** GET /api/board/{id}/branches: where the task can be merged, and the base a merge would use now. */
+export interface TaskBranches {
+  base: string;
+  branches: string[];
+}
+
+export function decodeBranches(v: unknown): TaskBranches {
+  need(isObject(v) && typeof v.base === 'string' && Array.isArray(v.branches), 'branches is not {base, branches}');
+  return { base: v.base, branches: v.branches.filter((b): b is string => typeof b === 'string') };
 }
 
 const url = (taskId: string): string => `/api/board/${encodeURIComponent(taskId)}`;
@@ -73,10 +89,17 @@ const url = (taskId: string): string => `/api/board/${encodeURIComponent(taskId)
 export class MergeApi {
   constructor(private readonly request: Request) {}
 
-  /** Merges the task into its base branch; on success the task is done and its worktree gone. */
-  async merge(taskId: string, strategy: MergeStrategy = ''): Promise<MergeResult> {
-    const body = strategy ? { strategy } : {};
+  /** Merges the task into its base branch (or `base`, when given); on success the task is done and its worktree gone. */
+  async merge(taskId: string, strategy: MergeStrategy = '', base = ''): Promise<MergeResult> {
+    const body: { strategy?: MergeStrategy; base?: string } = {};
+    if (strategy) body.strategy = strategy;
+    if (base) body.base = base;
     return decodeMergeResult(await this.request('POST', `${url(taskId)}/merge`, body));
+  }
+
+  /** The local branches the task can be merged into. */
+  async branches(taskId: string, signal?: AbortSignal): Promise<TaskBranches> {
+    return decodeBranches(await this.request('GET', `${url(taskId)}/branches`, undefined, signal));
   }
 
   /** Pushes the task's branch and opens a pull request when gh can. */
