@@ -78,6 +78,8 @@ describe('the team room', { timeout: 120_000 }, () => {
       post(5, { authorAgentId: 'system', authorName: 'Clawboo', kind: 'merge', body: 'Merged into main.', taskId: task.id }),
       // An id the room cannot name (a member since removed) is never shown.
       post(6, { kind: 'delegate', body: 'Tidy up', assignee: 'agt_gone_01', assigneeName: 'agt_gone_01' }),
+      // Clawboo's older texts name a task by its id: said by its title.
+      post(7, { authorAgentId: 'system', authorName: 'Clawboo', kind: 'system', body: `Task ${task.id} for @Linkers Dev did not start (attempt 1 of 3): no runtime.` }),
     ];
     const { page, context, problems } = await openPage(browser, `${server.url}/#/teams`, { viewport: { width: 1280, height: 800 } });
     try {
@@ -106,7 +108,7 @@ describe('the team room', { timeout: 120_000 }, () => {
         }),
       );
       await page.evaluate((id) => (location.hash = `#/teams/${encodeURIComponent(id)}`), team.id);
-      await page.getByTestId('team-post').nth(5).waitFor();
+      await page.getByTestId('team-post').nth(6).waitFor();
 
       // Markdown: structure as elements; the HTML an agent wrote stays text; only http(s) links.
       const first = page.locator('[data-testid="team-post"][data-seq="1"] .body');
@@ -134,7 +136,8 @@ describe('the team room', { timeout: 120_000 }, () => {
       // Names, never ids.
       assert.equal(await page.locator('[data-testid="team-post"][data-seq="2"] [data-testid="team-post-assignee"]').textContent(), '→ @Linkers Dev');
       assert.equal(await page.locator('[data-testid="team-post"][data-seq="6"] [data-testid="team-post-assignee"]').textContent(), '→ a former member');
-      assert.doesNotMatch(await page.getByTestId('team-posts').textContent(), /agt_gone_01|task-x/);
+      await page.waitForFunction(() => /Task “Add NOTES\.md with one line” for @Linkers Dev did not start/.test(document.querySelector('[data-testid="team-post"][data-seq="7"] .body')?.textContent ?? ''));
+      assert.doesNotMatch(await page.getByTestId('team-posts').textContent(), new RegExp(`agt_gone_01|task-x|${task.id}`));
 
       // The diff link opens the drawer with its diff in view and focused.
       await page.locator('[data-testid="team-post"][data-seq="3"] [data-testid="team-post-diff"]').click();

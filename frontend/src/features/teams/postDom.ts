@@ -9,7 +9,7 @@
 
 import { routeHash } from '../../lib/route';
 import type { Member, Post } from '../../lib/api/teamTypes';
-import { assigneeLabel, postStyle, type TaskInfo } from './room';
+import { assigneeLabel, namedBody, postStyle, taskIdsIn, type TaskInfo } from './room';
 import { mayBeMarkdown, renderMarkdown } from './roomMarkdown';
 
 const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -80,10 +80,13 @@ export function postElement(p: Post, members: readonly Member[], tasks: TaskInfo
   }
   (head.lastChild as HTMLElement).textContent = hhmm(p.createdAt);
   const body = li.lastChild as HTMLElement;
-  if (mayBeMarkdown(p.body)) {
+  // Clawboo's own texts may name a task by id: said as its title instead (redrawn when titles come in).
+  const text = namedBody(p, tasks);
+  if (text !== p.body) li.setAttribute('data-names-tasks', '');
+  if (mayBeMarkdown(text)) {
     body.classList.add('md');
-    renderMarkdown(body, p.body);
-  } else body.textContent = p.body;
+    renderMarkdown(body, text);
+  } else body.textContent = text;
   if (p.taskId) li.appendChild(taskLinks(p, teamId, tasks.get(p.taskId)));
   return li;
 }
@@ -104,8 +107,13 @@ export class PostDom {
   update(posts: readonly Post[], members: readonly Member[], tasks: TaskInfos = this.tasks): void {
     if (tasks !== this.tasks) {
       this.tasks = tasks;
-      // Titles and diffs came in: the links already drawn take their words.
+      // Titles and diffs came in: the links already drawn take their words, and posts naming tasks are redrawn.
       for (const box of this.el.querySelectorAll<HTMLElement>('.tasklinks')) setTaskLinks(box, tasks.get(box.getAttribute('data-task-id') ?? ''));
+      for (const li of this.el.querySelectorAll<HTMLLIElement>('li[data-names-tasks]')) {
+        const seq = Number(li.getAttribute('data-seq'));
+        const p = this.shown.find((x) => x.seq === seq);
+        if (p && taskIdsIn(p).length) li.replaceWith(postElement(p, members, tasks, this.teamId || p.teamId));
+      }
     }
     const key = membersKey(members);
     const n = this.shown.length;

@@ -12,7 +12,7 @@ import { decodePost, parseDelta, parseTeamBoard, parseTurn } from '../../lib/api
 import type { Mission, Post, Team } from '../../lib/api/teamTypes';
 import { openSseStream, type SseStream } from '../../lib/sse/stream';
 import type { SseMessage } from '../../lib/sse/parser';
-import { applyDelta, applyPost, applyTurn, lastSeq, liveRuns, mergePosts, stopNoteStale, stoppedWords, type Bubble, type TaskInfo } from './room';
+import { applyDelta, applyPost, applyTurn, lastSeq, liveRuns, mergePosts, stopNoteStale, stoppedWords, taskIdsIn, type Bubble, type TaskInfo } from './room';
 
 const PAGE = 500;
 const TASK_READS_AT_ONCE = 4;
@@ -170,9 +170,10 @@ export class RoomStore {
   /** Queues a read of each task these posts are about that the room has not asked for. */
   private askTasks(ps: readonly Post[]): void {
     for (const p of ps) {
-      if (p.taskId && !this.asked.has(p.taskId)) {
-        this.asked.add(p.taskId);
-        this.queued.push(p.taskId);
+      for (const id of p.taskId ? [p.taskId, ...taskIdsIn(p)] : taskIdsIn(p)) {
+        if (this.asked.has(id)) continue;
+        this.asked.add(id);
+        this.queued.push(id);
       }
     }
     this.pumpTasks();

@@ -11,6 +11,8 @@ import {
   lastSeq,
   mergePosts,
   memberName,
+  namedBody,
+  taskIdsIn,
   isLive,
   liveRuns,
   stopNoteStale,
@@ -222,5 +224,21 @@ describe('stopping', () => {
     expect(stoppedWords(0)).toBe('Nothing was running.');
     expect(stoppedWords(1)).toBe('Stopped 1 run.');
     expect(stoppedWords(3)).toBe('Stopped 3 runs.');
+  });
+});
+
+describe('task ids in Clawboo’s posts', () => {
+  it('are said as the task’s title, never as the id', () => {
+    const id = '01JD8X5Q9W3K7M2N4P6R8T0V1B';
+    const p = makePost(1, { authorAgentId: 'system', kind: 'system', body: `Task ${id} for @Dev did not start (attempt 1 of 3): aborted` });
+    expect(taskIdsIn(p)).toEqual([id]);
+    expect(namedBody(p, new Map())).toBe('Task a task for @Dev did not start (attempt 1 of 3): aborted');
+    expect(namedBody(p, new Map([[id, { title: 'Add NOTES.md', status: 'todo', hasDiff: false }]]))).toBe(
+      'Task “Add NOTES.md” for @Dev did not start (attempt 1 of 3): aborted',
+    );
+    // An agent's words are its own.
+    const said = makePost(2, { body: `see ${id}` });
+    expect(taskIdsIn(said)).toEqual([]);
+    expect(namedBody(said, new Map())).toBe(`see ${id}`);
   });
 });

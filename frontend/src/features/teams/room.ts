@@ -182,3 +182,21 @@ export function stopNoteStale(liveAtStop: ReadonlySet<string>, liveNow: Readonly
 export function stoppedWords(n: number): string {
   return n === 0 ? 'Nothing was running.' : `Stopped ${n} run${n === 1 ? '' : 's'}.`;
 }
+
+/** A task id as the board makes them (a ULID), as it appears in the orchestrator's older texts. */
+const TASK_ID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
+
+/** The task ids written in a post of Clawboo's (only its own texts name tasks by id). */
+export function taskIdsIn(p: Post): string[] {
+  if (postStyle(p) !== 'system') return [];
+  return [...new Set(p.body.match(TASK_ID) ?? [])];
+}
+
+/** A post of Clawboo's with each task id in it said as the task's title (“…”), or "a task" while unknown. */
+export function namedBody(p: Post, tasks: ReadonlyMap<string, TaskInfo>): string {
+  if (postStyle(p) !== 'system') return p.body;
+  return p.body.replace(TASK_ID, (id) => {
+    const t = tasks.get(id);
+    return t ? `“${t.title}”` : 'a task';
+  });
+}
