@@ -15,10 +15,29 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/room.test.mjs)
 
 import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 
 requireBin();
+// Screenshots for a person to look at, beside e2e/a11y.test.mjs's (git-ignored).
+const ARTIFACTS = process.env.CLAWBOO_ARTIFACTS || join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
+
+/** The page at 1280×800 and 800×600, saved as room-<name>-<size>.png. */
+async function shoot(page, name) {
+  await mkdir(ARTIFACTS, { recursive: true });
+  for (const [width, height] of [
+    [1280, 800],
+    [800, 600],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    await page.screenshot({ path: join(ARTIFACTS, `room-${name}-${width}x${height}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 let server;
 let browser;
@@ -138,6 +157,7 @@ describe('the team room', { timeout: 120_000 }, () => {
       assert.equal(await page.locator('[data-testid="team-post"][data-seq="6"] [data-testid="team-post-assignee"]').textContent(), '→ a former member');
       await page.waitForFunction(() => /Task “Add NOTES\.md with one line” for @Linkers Dev did not start/.test(document.querySelector('[data-testid="team-post"][data-seq="7"] .body')?.textContent ?? ''));
       assert.doesNotMatch(await page.getByTestId('team-posts').textContent(), new RegExp(`agt_gone_01|task-x|${task.id}`));
+      await shoot(page, 'links');
 
       // The diff link opens the drawer with its diff in view and focused.
       await page.locator('[data-testid="team-post"][data-seq="3"] [data-testid="team-post-diff"]').click();
@@ -173,6 +193,7 @@ describe('the team room', { timeout: 120_000 }, () => {
       // The live output, read-only, in the room.
       await member.getByTestId('mission-member-watch').click();
       await page.waitForFunction(() => /working on it/.test(document.querySelector('[data-testid="mission-member-output-text"]')?.textContent ?? ''), null, { timeout: 10_000 });
+      await shoot(page, 'live');
 
       await member.getByTestId('mission-member-stop').click();
       await page.getByTestId('mission').getByTestId('mission-stop-note').waitFor();
@@ -227,6 +248,7 @@ describe('the team room', { timeout: 120_000 }, () => {
       await page.waitForFunction(() => document.querySelector('[data-testid="room-approvals"] [data-testid="approval-task"]')?.textContent === '“Run the migrations”');
       assert.doesNotMatch(await card.locator('dl').textContent(), new RegExp(`${dev.id}|${task.id}|run_room_1`), 'ids only behind the disclosure');
       assert.ok(await card.getByTestId('approval-deny').isVisible());
+      await shoot(page, 'approval');
       await card.getByTestId('approval-allow').click();
       await page.waitForFunction(() => !document.querySelector('[data-testid="room-approvals"]'), null, { timeout: 10_000 });
       assert.equal(answered, 'approve');
