@@ -36,6 +36,8 @@ const PAGES = [
   { name: 'board', hash: '#/board', ready: '[data-testid="task-card"]' },
   { name: 'board-drawer', hash: null, ready: '[data-testid="task-drawer"]' },
   { name: 'teams', hash: '#/teams', ready: 'main h1' },
+  // A team's room with posts (a person's, the leader's markdown answer) and mission control (made in before()).
+  { name: 'team-room', hash: () => `#/teams/${encodeURIComponent(teamId)}`, ready: '[data-testid="team-post"][data-kind="peer"]' },
   { name: 'welcome', hash: '#/welcome', ready: 'main h1' },
   { name: 'spend', hash: '#/spend', ready: '[data-testid="spend-total"]' },
   // The quota ledger's states: a usage window and a deferred task (made in before()).
@@ -58,6 +60,7 @@ const KNOWN = {};
 let server;
 let browser;
 let taskId;
+let teamId;
 
 before(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
@@ -92,8 +95,23 @@ before(async () => {
     body: JSON.stringify({ agentId: (await agent.json()).agent.id, spec: '0 9 * * 1-5', template: { title: 'Weekday triage', kind: 'research' } }),
   });
   assert.ok(routine.ok, `POST /api/schedules: ${routine.status}`);
-  // A usage window over the threshold (the mock's !quota), and a task the governor deferred for it.
   const post = (path, body) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  // A team whose mock leader answered in markdown, for the room's page.
+  const lead = await post('/api/agents', { name: 'Axe Lead', runtime: 'clawboo-mock' });
+  assert.ok(lead.ok, `POST /api/agents: ${lead.status}`);
+  const team = await post('/api/teams', { name: 'Axe Crew', leaderAgentId: (await lead.json()).agent.id });
+  assert.ok(team.ok, `POST /api/teams: ${team.status}`);
+  teamId = (await team.json()).team.id;
+  const chat = await post(`/api/teams/${encodeURIComponent(teamId)}/chat`, { message: '!ok **Plan:** read the code, then write `NOTES.md`' });
+  assert.ok(chat.ok, `POST /api/teams/…/chat: ${chat.status}`);
+  // The leader's answer is in before the mock's quota window is spent below (it would defer the turn).
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const { posts } = await (await fetch(`${server.url}/api/teams/${encodeURIComponent(teamId)}/chat`)).json();
+    if (posts.some((p) => p.kind === 'peer')) break;
+    assert.ok(Date.now() < deadline, `the mock leader never answered: ${JSON.stringify(posts)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // A usage window over the threshold (the mock's !quota), and a task the governor deferred for it.
   const quota = await post('/api/runtimes/clawboo-mock/run', { message: '!quota five_hour 97 allowed_warning 3600', wait: true });
   assert.ok(quota.ok, `POST /api/runtimes/clawboo-mock/run: ${quota.status}`);
   const waiting = await post('/api/board', { title: 'Waits for the mock quota', kind: 'research' });
@@ -132,7 +150,7 @@ describe('accessibility and screenshots', () => {
     for (const p of PAGES) {
       const known = KNOWN[p.name];
       test(`${p.name} at ${size.name} has no serious or critical axe violation`, { todo: known ? `known: ${known.why}` : undefined }, async () => {
-        const hash = p.hash ?? `#/board/${encodeURIComponent(taskId)}`;
+        const hash = typeof p.hash === 'function' ? p.hash() : (p.hash ?? `#/board/${encodeURIComponent(taskId)}`);
         const { page, context, problems } = await openPage(browser, `${server.url}/${hash}`, {
           viewport: size.viewport,
           // axe is injected as an inline script, which the page's CSP (script-src 'self') refuses.

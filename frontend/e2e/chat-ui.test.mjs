@@ -44,9 +44,10 @@ async function api(method, path, body) {
   return t ? JSON.parse(t) : null;
 }
 
+/** Sends by the one rule of every composer: Enter sends (the message's own line breaks are filled in). */
 async function send(page, message) {
   await page.getByTestId('agent-chat-input').fill(message);
-  await page.getByTestId('agent-chat-input').press('Control+Enter');
+  await page.getByTestId('agent-chat-input').press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-testid="agent-chat-input"]')?.value === '', null, { timeout: 5_000 });
 }
 
@@ -71,6 +72,29 @@ async function waitTurns(page, n, lastText, timeout = 15_000) {
 }
 
 describe('agent chat', () => {
+  test('Enter sends and Shift+Enter is a new line, as the placeholder says', async () => {
+    const { agent } = await api('POST', '/api/agents', { name: 'Mock Keys', runtime: 'clawboo-mock' });
+    const { page, context, problems } = await openPage(browser, `${world.url}/#/agents/${agent.id}`, { viewport: { width: 1280, height: 800 } });
+    try {
+      const box = page.getByTestId('agent-chat-input');
+      await box.waitFor();
+      assert.match(await box.getAttribute('placeholder'), /Enter sends, Shift\+Enter for a new line/);
+      await box.focus();
+      await page.keyboard.type('first line');
+      await page.keyboard.press('Shift+Enter');
+      await page.keyboard.type('!ok typed');
+      assert.equal(await box.inputValue(), 'first line\n!ok typed', 'Shift+Enter made a new line and sent nothing');
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await waitTurns(page, 1, 'typed'), [
+        ['you', 'first line\n!ok typed'],
+        ['agent', 'typed'],
+      ]);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('the chat is one conversation: turns in order, tool calls collapsed, still there after a reload', async () => {
     const { agent } = await api('POST', '/api/agents', { name: 'Mock Pal', runtime: 'clawboo-mock' });
     const { page, context, problems } = await openPage(browser, `${world.url}/#/agents/${agent.id}`, { viewport: { width: 1280, height: 800 } });

@@ -69,9 +69,20 @@ describe('quota ledger and governor', () => {
     try {
       await page.getByTestId('quota-section').waitFor();
       await page.getByTestId('quota-windows-empty').waitFor();
-      // OpenClaw reports none: said in words.
-      await waitText(page, page.getByTestId('quota-silent'), /OpenClaw reports no usage windows/);
       await waitText(page, page.getByTestId('quota-threshold-value'), /^95 %$/);
+      // OpenClaw and Hermes report none, but neither was set up here: nothing is said of them.
+      assert.equal(await page.getByTestId('quota-silent').count(), 0, 'no note about runtimes never set up');
+      // Once OpenClaw is given a Gateway, that it reports none is said in words.
+      await api('PUT', '/api/openclaw/settings', { url: 'ws://127.0.0.1:9' });
+      try {
+        await page.reload();
+        await waitText(page, page.getByTestId('quota-silent'), /OpenClaw reports no usage windows/);
+        assert.doesNotMatch(await page.getByTestId('quota-silent').textContent(), /Hermes/, 'Hermes is not installed');
+      } finally {
+        await api('PUT', '/api/openclaw/settings', { url: '' });
+      }
+      await page.reload();
+      await page.getByTestId('quota-windows-empty').waitFor();
 
       await api('POST', `/api/runtimes/${MOCK}/run`, { message: 'Check the limits\n!quota five_hour 97 allowed_warning 3600', wait: true });
       // The "quota" event re-reads the ledger: no reload.

@@ -63,8 +63,8 @@ describe('routines', { timeout: 90_000 }, () => {
       await page.getByTestId('routines-page').waitFor();
       assert.equal(await page.getByTestId('nav-routines').getAttribute('aria-current'), 'page');
       await page.getByTestId('routines-empty').waitFor();
-      // Without a Gateway its cron jobs' source says why, in words; there are no actions there.
-      await waitText(page, page.getByTestId('gateway-jobs-error'), /^The OpenClaw Gateway's cron jobs cannot be listed: \S/);
+      // OpenClaw was never set up here: nothing is said of its Gateway (the last test sets one up).
+      assert.equal(await page.getByTestId('gateway-jobs').count(), 0);
 
       // Escape closes the editor and focus goes back to the button that opened it.
       await page.getByTestId('routine-new').focus();
@@ -237,6 +237,23 @@ describe('routines', { timeout: 90_000 }, () => {
       assert.ok(!left.includes(s.id), 'gone from the API');
       assert.deepEqual(unexpected(problems), []);
     } finally {
+      await context.close();
+    }
+  });
+
+  test("the OpenClaw Gateway's jobs, and why they cannot be listed, show only once OpenClaw was set up", async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/routines`, CONTEXT);
+    try {
+      await page.getByTestId('routines-page').waitFor();
+      await page.locator('[data-testid="routine"], [data-testid="routines-empty"]').first().waitFor();
+      assert.equal(await page.getByTestId('gateway-jobs').count(), 0, 'no Gateway section on a home without OpenClaw');
+      await api('PUT', '/api/openclaw/settings', { url: 'ws://127.0.0.1:9' });
+      await page.reload();
+      // With a Gateway given (and not answering), its cron jobs' source says why, in words; there are no actions there.
+      await waitText(page, page.getByTestId('gateway-jobs-error'), /^The OpenClaw Gateway's cron jobs cannot be listed: \S/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await api('PUT', '/api/openclaw/settings', { url: '' });
       await context.close();
     }
   });

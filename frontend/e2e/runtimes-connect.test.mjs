@@ -135,6 +135,43 @@ describe('connecting runtimes', { timeout: 60_000 }, () => {
     }
   });
 
+  test('Disconnect names the teams it stops and no runtime that is not installed; the form then starts on the provider used', async () => {
+    const w = await world({});
+    const post = async (path, body) => {
+      const res = await fetch(`${w.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await res.text();
+      assert.ok(res.ok, `POST ${path}: ${res.status} ${text}`);
+      return JSON.parse(text);
+    };
+    const { agent } = await post('/api/agents', { name: 'Router Lead', runtime: 'clawboo-native', provider: 'openrouter' });
+    await post('/api/teams', { name: 'Docs crew', leaderAgentId: agent.id });
+    await post('/api/teams', { name: 'Idle crew' });
+    const { page, context, problems } = await openRuntimes(browser, w);
+    try {
+      const c = card(page, 'clawboo-native');
+      await c.getByTestId('provider-select').selectOption('openrouter');
+      await c.getByLabel('OPENROUTER_API_KEY').fill(GOOD_KEY);
+      await c.getByTestId('connect-button').click();
+      await waitState(page, 'clawboo-native', 'ready');
+
+      await c.getByTestId('disconnect-button').click();
+      const dialog = page.getByRole('dialog', { name: 'Disconnect Clawboo Native?' });
+      await dialog.waitFor();
+      await dialog.getByTestId('disconnect-teams').waitFor();
+      assert.match(await dialog.getByTestId('disconnect-teams').textContent(), /^\s*The team\s+Docs crew\s+has members on Clawboo Native: their work stops until you connect again\.\s*$/);
+      const said = await dialog.textContent();
+      assert.doesNotMatch(said, /Idle crew/, 'a team with no member on it does not stop');
+      // Hermes reads the same stored OPENROUTER_API_KEY, but it is not installed here.
+      assert.doesNotMatch(said, /Hermes|Claude Code/);
+      await c.getByTestId('disconnect-confirm').click();
+      await waitState(page, 'clawboo-native', 'needs-auth');
+      assert.equal(await c.getByTestId('provider-select').inputValue(), 'openrouter', 'the provider stays the one used');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a key in the environment reads as such, and Disconnect stops it counting', async () => {
     const w = await world({ installed: ['claude'], env: { ANTHROPIC_API_KEY: 'sk-ant-from-env' } });
     const { page, context, problems } = await openRuntimes(browser, w);

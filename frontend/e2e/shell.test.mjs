@@ -4,8 +4,9 @@
 // over HTTP MCP, as e2e/approvals.test.mjs does); the sidebar shows the runs
 // running and collapses to a menu below 900 px; an unknown route shows a
 // not-found page; the Runs page remembers its runtime; the OpenClaw page
-// says "Not set up" when no Gateway is configured; and the Spend page names
-// agents, teams and tasks.
+// says "Not set up" when no Gateway is configured; the notification prompt
+// is offered on one page only; and the Spend page names agents, teams and
+// tasks, its "Per task" card inside its column at 1280×800.
 //
 //   make build-headless && \
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/shell.test.mjs)
@@ -156,6 +157,27 @@ describe('the app shell', () => {
     }
   });
 
+  test('the notification prompt is offered on one page, not on every page', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/board`, WIDE);
+    try {
+      await page.getByTestId('notify-prompt').waitFor();
+      // Left unanswered for another page: it does not follow the person, nor come back on the next load.
+      await page.getByTestId('nav-runs').click();
+      await page.waitForFunction(() => location.hash === '#/runs');
+      await page.getByTestId('notify-prompt').waitFor({ state: 'detached' });
+      await page.getByTestId('nav-spend').click();
+      await page.waitForFunction(() => location.hash === '#/spend');
+      await page.reload();
+      await page.waitForSelector('body[data-ready="1"]');
+      await page.getByTestId('nav-board').waitFor();
+      assert.equal(await page.getByTestId('notify-prompt').count(), 0, 'not offered again');
+      assert.ok(await page.evaluate(() => localStorage.getItem('clawboo.notifications.asked')));
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('an unknown route shows a not-found page', async () => {
     const { page, context, problems } = await openPage(browser, `${server.url}/#/no/such-page`, WIDE);
     try {
@@ -219,6 +241,38 @@ describe('the app shell', () => {
       await page.getByTestId('spend-by-team').waitFor();
       await page.getByTestId('spend-by-task').waitFor();
       assert.match(await page.getByTestId('spend-by-team').textContent(), /No team/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the Spend page’s “Per task” card stays inside its column at 1280×800', async () => {
+    const title = 'Rewrite the onboarding walkthrough so that every step names what the person sees next and why';
+    const { task } = await api('POST', '/api/board', { title, kind: 'research', description: '!ok done\n!cost 1234.5678' });
+    await waitEnded(await startMock('', { taskId: task.id }));
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/spend`, WIDE);
+    try {
+      const row = page.locator(`[data-testid="spend-by-task-row"][data-key="${task.id}"]`);
+      await row.waitFor();
+      await page.waitForFunction((t) => /Rewrite the onboarding/.test(document.querySelector(`[data-testid="spend-by-task-row"][data-key="${t}"] .name`)?.textContent ?? ''), task.id);
+      // Every part of the card (its rows, figures and heading) ends inside the card, and the card inside the page.
+      const over = await page.evaluate(() => {
+        const card = document.querySelector('[data-testid="spend-by-task"]').closest('section');
+        const box = card.getBoundingClientRect();
+        const page = document.querySelector('.spend').getBoundingClientRect();
+        const out = [];
+        if (box.right > page.right + 0.5) out.push(`the card ends at ${box.right}, past the page at ${page.right}`);
+        if (card.scrollWidth > card.clientWidth + 1) out.push(`the card scrolls: ${card.scrollWidth} > ${card.clientWidth}`);
+        for (const el of card.querySelectorAll('*')) {
+          const r = el.getBoundingClientRect();
+          if (r.width > 0 && r.right > box.right + 0.5) out.push(`${el.className || el.tagName} ends at ${r.right}, past the card at ${box.right}`);
+        }
+        return out;
+      });
+      assert.deepEqual(over, []);
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'spend-per-task-1280x800.png') });
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

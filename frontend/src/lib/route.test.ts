@@ -64,6 +64,9 @@ describe('routes', () => {
     expect('teamId' in parseHash('#/board')).toBe(false);
     expect(routeHash({ page: 'board', taskId: null, teamId: 'a/b' })).toBe('#/board?team=a%2Fb');
     expect(routeHash({ page: 'board', taskId: 'x', teamId: 't' })).toBe('#/board/x?team=t');
+    expect(routeHash({ page: 'board', taskId: 'x', teamId: 't', show: 'diff' })).toBe('#/board/x?team=t&show=diff');
+    expect(parseHash('#/board/x?team=t&show=diff')).toEqual({ page: 'board', taskId: 'x', teamId: 't', show: 'diff' });
+    expect(parseHash('#/board?show=diff')).toEqual({ page: 'board', taskId: null });
   });
 
   it('calls an unknown route not found, keeping what was asked for', () => {

@@ -1,6 +1,6 @@
 // Hash routes: #/runs, #/runs/<id>, #/runtimes, #/board, #/board/<taskId>
 // (the task's drawer open; either may end in ?team=<teamId>, which sets the
-// board's team filter), #/teams, #/teams/<teamId> (its room and mission
+// board's team filter; a drawer's may add show=diff, its diff in view), #/teams, #/teams/<teamId> (its room and mission
 // control), #/welcome (the first run), #/spend, #/agents, #/agents/<agentId> (its chat), #/approvals,
 // #/routines (scheduled work), #/openclaw (the tool activity of OpenClaw runs Clawboo did not start), #/settings (worktree disk,
 // the janitor's report and disk budget, the port range). The bare URL opens the runs page; any
@@ -10,8 +10,9 @@
 export type Route =
   | { page: 'runs'; runId: string | null }
   | { page: 'runtimes' }
-  /** teamId, when present, sets the board's team filter ("" shows every team); absent keeps it. */
-  | { page: 'board'; taskId: string | null; teamId?: string }
+  /** teamId, when present, sets the board's team filter ("" shows every team); absent keeps it.
+   *  show 'diff' (…&show=diff) asks the open drawer to bring its diff into view. */
+  | { page: 'board'; taskId: string | null; teamId?: string; show?: 'diff' }
   | { page: 'teams'; teamId: string | null }
   | { page: 'welcome' }
   | { page: 'spend' }
@@ -54,7 +55,8 @@ export function parseHash(hash: string): Route {
       return { page: 'settings' };
     case 'board': {
       const team = query.get('team');
-      return team === null ? { page: 'board', taskId: id } : { page: 'board', taskId: id, teamId: team };
+      const r: Route = team === null ? { page: 'board', taskId: id } : { page: 'board', taskId: id, teamId: team };
+      return id !== null && query.get('show') === 'diff' ? { ...r, show: 'diff' } : r;
     }
     case 'teams':
       return { page: 'teams', teamId: id };
@@ -91,7 +93,10 @@ export function routeHash(r: Route): string {
       return r.agentId ? `#/agents/${encodeURIComponent(r.agentId)}` : '#/agents';
     case 'board': {
       const base = r.taskId ? `#/board/${encodeURIComponent(r.taskId)}` : '#/board';
-      return r.teamId === undefined ? base : `${base}?team=${encodeURIComponent(r.teamId)}`;
+      const q: string[] = [];
+      if (r.teamId !== undefined) q.push(`team=${encodeURIComponent(r.teamId)}`);
+      if (r.taskId && r.show === 'diff') q.push('show=diff');
+      return q.length ? `${base}?${q.join('&')}` : base;
     }
     case 'teams':
       return r.teamId ? `#/teams/${encodeURIComponent(r.teamId)}` : '#/teams';

@@ -45,7 +45,10 @@ describe('providers', () => {
     expect(notReadyWords({ runtime: 'clawboo-native', provider: 'anthropic' })).toBe("Anthropic key isn't connected");
     expect(notReadyWords({ runtime: 'clawboo-native', provider: 'ollama' })).toBe("Ollama (local) isn't set up");
     expect(notReadyWords({ runtime: 'clawboo-native', provider: 'acme' })).toBe("provider 'acme' is unknown");
-    expect(notReadyWords({ runtime: 'codex', provider: '' })).toBe("codex isn't connected");
+    // Names, never ids; Codex says how it signs in.
+    expect(notReadyWords({ runtime: 'codex', provider: '' })).toBe("Codex isn't signed in (run codex login)");
+    expect(notReadyWords({ runtime: 'claude-code', provider: '' })).toBe("Claude Code isn't connected");
+    expect(notReadyWords({ runtime: 'some-new-runtime', provider: '' })).toBe("Its runtime isn't connected");
   });
 
   it('reads connected keys from the native runtime entry', () => {

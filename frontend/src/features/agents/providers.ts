@@ -62,9 +62,13 @@ export function initialProvider(connected: ReadonlySet<string>, preferred: strin
   return PROVIDERS.find((p) => connected.has(p.id))?.id ?? DEFAULT_PROVIDER;
 }
 
-/** What an agent whose provider is not ready lacks, in words ("Anthropic key isn't connected"). */
+/** The catalog runtimes by name (an agent carries only its runtime's id). */
+const RUNTIME_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', hermes: 'Hermes', openclaw: 'OpenClaw' };
+
+/** What an agent whose provider is not ready lacks, in words ("Anthropic key isn't connected"), never an id. */
 export function notReadyWords(a: Pick<Agent, 'runtime' | 'provider'>): string {
-  if (a.runtime !== NATIVE_RUNTIME_ID) return `${a.runtime} isn't connected`;
+  if (a.runtime === 'codex') return "Codex isn't signed in (run codex login)";
+  if (a.runtime !== NATIVE_RUNTIME_ID) return `${RUNTIME_NAMES[a.runtime] ?? 'Its runtime'} isn't connected`;
   const p = providerInfo(a.provider);
   if (!p) return `provider '${a.provider}' is unknown`;
   return p.envVar ? `${p.name} key isn't connected` : `${p.name} isn't set up`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../lib/api/approvalTypes';
 import { decodeApprovalEvent, decodeApprovals } from '../../lib/api/approvalDecode';
-import { answerable, answeredInOpenClaw, APPROVAL_TTL_MS, applyEvent, forRun, pendingList, riskLevel, timeLeft, toDisplay, visible } from './approvalView';
+import { answerable, answeredInOpenClaw, APPROVAL_TTL_MS, applyEvent, forRun, forTeam, pendingList, riskLevel, timeLeft, toDisplay, visible } from './approvalView';
 
 const T0 = 1_790_000_000_000;
 
@@ -147,5 +147,18 @@ describe('answered in OpenClaw', () => {
     expect(answeredInOpenClaw(req({ status: 'expired', note: 'withdrawn: the caller stopped waiting' }))).toBe(true);
     expect(answeredInOpenClaw(req({ status: 'expired' }))).toBe(false);
     expect(answeredInOpenClaw(req({ status: 'denied', note: 'withdrawn: the caller stopped waiting' }))).toBe(false);
+  });
+});
+
+describe('forTeam', () => {
+  it('keeps the requests of the team and of its members, and no other team’s', () => {
+    const base = { kind: 'command' as const, title: '', status: 'pending' as const, createdAt: 1, expiresAt: 2 };
+    const list = [
+      { ...base, id: 'a', teamId: 't1', agentId: 'x' },
+      { ...base, id: 'b', agentId: 'dev-1', runId: 'r1' },
+      { ...base, id: 'c', teamId: 't2', agentId: 'dev-1' },
+      { ...base, id: 'd', agentId: 'stranger' },
+    ];
+    expect(forTeam(list, 't1', ['lead-1', 'dev-1']).map((r) => r.id)).toEqual(['a', 'b']);
   });
 });

@@ -127,3 +127,11 @@ export function forRun(list: readonly ApprovalRequest[], runId: string, agentId?
   if (!runId) return [];
   return list.filter((r) => r.runId === runId || (!r.runId && !!agentId && r.agentId === agentId));
 }
+
+/**
+ * The requests a team's room shows inline: those of the team, or of one of
+ * its members' runs (a member's request may carry only its agent and run).
+ */
+export function forTeam(list: readonly ApprovalRequest[], teamId: string, agentIds: readonly string[]): ApprovalRequest[] {
+  return list.filter((r) => (r.teamId ? r.teamId === teamId : !!r.agentId && agentIds.includes(r.agentId)));
+}

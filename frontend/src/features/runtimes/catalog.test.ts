@@ -6,6 +6,7 @@ import {
   listWords,
   runnable,
   sharedKeyLosers,
+  teamsOnRuntime,
   sourceWords,
   vaultWords,
 } from './catalog';
@@ -59,11 +60,13 @@ describe('catalog words', () => {
     const native = makeRuntime({
       id: 'clawboo-native',
       name: 'Clawboo Native',
+      installed: true,
       keys: [stored('anthropic', 'ANTHROPIC_API_KEY'), stored('openrouter', 'OPENROUTER_API_KEY')],
     });
     const hermesFromEnv = makeRuntime({
       id: 'hermes',
       name: 'Hermes',
+      installed: true,
       keys: [makeKey('anthropic', { envVar: 'ANTHROPIC_API_KEY', connected: true, source: 'env' })],
     });
     expect(sharedKeyLosers(claude, [claude, native, hermesFromEnv])).toEqual([
@@ -71,5 +74,22 @@ describe('catalog words', () => {
     ]);
     // A key that is only in the environment is not deleted by anyone.
     expect(sharedKeyLosers(hermesFromEnv, [claude, native, hermesFromEnv])).toEqual([]);
+  });
+
+  it('does not name a runtime that is not installed among those losing a shared key', () => {
+    const stored = (id: string, envVar: string) => makeKey(id, { envVar, connected: true, source: 'vault' });
+    const native = makeRuntime({ id: 'clawboo-native', name: 'Clawboo Native', installed: true, keys: [stored('anthropic', 'ANTHROPIC_API_KEY')] });
+    const claudeMissing = makeRuntime({ id: 'claude-code', name: 'Claude Code', installed: false, keys: [stored('anthropic', 'ANTHROPIC_API_KEY')] });
+    expect(sharedKeyLosers(native, [native, claudeMissing])).toEqual([]);
+  });
+
+  it('names the teams a disconnect stops: those with a member on the runtime', () => {
+    const teams = [
+      { name: 'Docs', members: [{ runtime: 'clawboo-native' }, { runtime: 'clawboo-mock' }] },
+      { name: 'Ops', members: [{ runtime: 'claude-code' }] },
+      { name: 'Web', members: [{ runtime: 'clawboo-native' }] },
+    ];
+    expect(teamsOnRuntime('clawboo-native', teams)).toEqual(['Docs', 'Web']);
+    expect(teamsOnRuntime('hermes', teams)).toEqual([]);
   });
 });

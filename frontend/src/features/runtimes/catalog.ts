@@ -88,7 +88,8 @@ export function sharedKeyLosers(rt: RuntimeEntry, all: readonly RuntimeEntry[]):
   const mine = new Set(rt.keys.filter((k) => k.source === 'vault' && k.envVar).map((k) => k.envVar));
   const out: { name: string; envVars: string[] }[] = [];
   for (const other of all) {
-    if (other.id === rt.id) continue;
+    // A runtime not installed here loses nothing a person would notice: it is not named.
+    if (other.id === rt.id || !other.installed) continue;
     const envVars = other.keys
       .filter((k) => k.source === 'vault' && k.envVar !== null && mine.has(k.envVar))
       .map((k) => k.envVar as string);
@@ -105,4 +106,12 @@ export function sharedKeyLosers(rt: RuntimeEntry, all: readonly RuntimeEntry[]):
  */
 export function runnable(list: readonly RuntimeEntry[]): RuntimeEntry[] {
   return list.filter((r) => r.canRun && r.installed);
+}
+
+/**
+ * The teams a disconnect stops: those with a member on the runtime, by
+ * name, in the order given.
+ */
+export function teamsOnRuntime(runtimeId: string, teams: readonly { name: string; members: readonly { runtime: string }[] }[]): string[] {
+  return teams.filter((t) => t.members.some((m) => m.runtime === runtimeId)).map((t) => t.name);
 }

@@ -2,13 +2,15 @@
 // installs running from this page. Loaded at start, re-read on every
 // reconnect of the lifecycle stream, and replaced by each "runtimes" event,
 // so a card changes by itself when a CLI appears or a login lands. The run
-// form reads `runnable` from here.
+// form reads `runnable` from here; pages that speak of a runtime ask
+// `setUp` (OpenClaw's from its status, read with the list).
 
 import { describeError, type ApiClient } from '../../lib/api/client';
 import { decodeRuntimes } from '../../lib/api/decode';
 import type { RuntimeEntry, RuntimesResponse, VaultInfo } from '../../lib/api/types';
 import type { LiveEvents } from '../../lib/live.svelte';
 import { runnable as canRunTasks } from './catalog';
+import { entrySetUp, OPENCLAW_ID, openClawSetUp } from './setUp';
 import { InstallSession } from './installSession.svelte';
 import { SnapshotOrder } from './snapshots';
 
@@ -24,6 +26,8 @@ export class RuntimesStore {
   readonly installing = $derived([...this.installs.values()].some((s) => s.running));
   /** What the run form offers: runtimes this build can run tasks on. */
   readonly runnable = $derived(canRunTasks(this.list));
+  /** OpenClaw was given a Gateway here (it is not in the catalog list). */
+  openclaw = $state(false);
 
   private readonly order = new SnapshotOrder();
   private unsubscribe: (() => void)[] = [];
@@ -53,6 +57,10 @@ export class RuntimesStore {
 
   async load(): Promise<void> {
     this.loading = true;
+    void this.api.openclaw.status().then(
+      (s) => (this.openclaw = openClawSetUp(s)),
+      () => {}, // an older server, or none: OpenClaw counts as not set up
+    );
     const token = this.order.begin();
     try {
       const res = await this.api.runtimes();
@@ -73,6 +81,9 @@ export class RuntimesStore {
   entry(id: string): RuntimeEntry | undefined {
     return this.list.find((r) => r.id === id);
   }
+
+  /** Whether the person set this runtime up here (installed; OpenClaw: given a Gateway). */
+  setUp = (id: string): boolean => (id === OPENCLAW_ID ? this.openclaw : entrySetUp(this.entry(id)));
 
   /** Starts installing a runtime unless this page already is; the list is re-read when it ends. */
   install(id: string): void {

@@ -29,6 +29,8 @@ export class Attention {
   /** The sidebar shows "Turn on notifications". */
   readonly prompt = $derived(promptVisible(this.permission, this.asked));
 
+  /** The page the prompt was first offered on in this window; null until offered. */
+  private offeredOn: string | null = null;
   private known = new Map<string, TaskStatus>();
   private unsubscribe: (() => void)[] = [];
 
@@ -72,6 +74,17 @@ export class Attention {
     } catch {
       this.permission = readPermission();
     }
+  }
+
+  /**
+   * The person is on `page`. The prompt is offered on one page: left
+   * unanswered there for another page, it counts as "Not now" and does not
+   * follow the person around (nor come back on the next load).
+   */
+  pageShown(page: string): void {
+    if (!this.prompt) return;
+    if (this.offeredOn === null) this.offeredOn = page;
+    else if (page !== this.offeredOn) this.remember();
   }
 
   /** "Not now": the prompt does not come back. */

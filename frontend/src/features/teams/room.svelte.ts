@@ -2,7 +2,9 @@
 // stream from the last seq (Last-Event-ID: the stream resumes after it with
 // no loss, and mergePosts drops any post seen twice). Deltas and turns feed
 // the typing bubbles; turns and board events re-read mission control
-// (debounced), which is also re-read every 10 s.
+// (debounced), which is also re-read every 10 s. The tasks posts are about
+// are read once each (a few at a time) for their titles and whether they
+// have a diff, and again when the stream says the task changed.
 
 import { ApiError, describeError, type ApiClient, type FetchFn } from '../../lib/api/client';
 import { teamStreamUrl } from '../../lib/api/teamClient';
@@ -10,9 +12,10 @@ import { decodePost, parseDelta, parseTeamBoard, parseTurn } from '../../lib/api
 import type { Mission, Post, Team } from '../../lib/api/teamTypes';
 import { openSseStream, type SseStream } from '../../lib/sse/stream';
 import type { SseMessage } from '../../lib/sse/parser';
-import { applyDelta, applyPost, applyTurn, lastSeq, mergePosts, type Bubble } from './room';
+import { applyDelta, applyPost, applyTurn, lastSeq, liveRuns, mergePosts, stopNoteStale, stoppedWords, taskIdsIn, type Bubble, type TaskInfo } from './room';
 
 const PAGE = 500;
+const TASK_READS_AT_ONCE = 4;
 const MISSION_EVERY_MS = 10_000;
 const MISSION_DEBOUNCE_MS = 300;
 
@@ -28,6 +31,18 @@ export class RoomStore {
   online = $state(false);
   /** The newest post that came over the stream (for the aria-live line); null before any. */
   latest = $state.raw<Post | null>(null);
+  /** What the room knows of the tasks its posts are about, by id (a new map on each change). */
+  tasks = $state.raw<ReadonlyMap<string, TaskInfo>>(new Map());
+
+  /** The runs live in the room now (members' runs and typing turns): what Stop can stop. */
+  get live(): ReadonlySet<string> {
+    return liveRuns(this.mission, this.bubbles);
+  }
+
+  /** Task ids asked for or to ask for; queued ones wait for a free read. */
+  private asked = new Set<string>();
+  private queued: string[] = [];
+  private reading = 0;
 
   private stream: SseStream | null = null;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -82,6 +97,7 @@ export class RoomStore {
       const page = await this.api.teams.posts(this.teamId, lastSeq(this.posts), PAGE, signal);
       if (signal.aborted) return;
       this.posts = mergePosts(this.posts, page.posts);
+      this.askTasks(page.posts);
       if (!page.more || page.posts.length === 0) return;
     }
   }
@@ -128,9 +144,15 @@ export class RoomStore {
         this.missionSoon();
         break;
       }
-      case 'board':
-        if (parseTeamBoard(m.data)) this.missionSoon();
+      case 'board': {
+        const b = parseTeamBoard(m.data);
+        if (b) {
+          this.missionSoon();
+          // A task a post links to changed (a title, a worktree made or merged): read it again.
+          if (this.asked.has(b.taskId)) this.readTask(b.taskId);
+        }
         break;
+      }
     }
   }
 
@@ -139,9 +161,50 @@ export class RoomStore {
     const next = mergePosts(this.posts, ps);
     if (next === this.posts) return;
     this.posts = next;
+    this.askTasks(ps);
     let b = this.bubbles;
     for (const p of ps) b = applyPost(b, p);
     this.bubbles = b;
+  }
+
+  /** Queues a read of each task these posts are about that the room has not asked for. */
+  private askTasks(ps: readonly Post[]): void {
+    for (const p of ps) {
+      for (const id of p.taskId ? [p.taskId, ...taskIdsIn(p)] : taskIdsIn(p)) {
+        if (this.asked.has(id)) continue;
+        this.asked.add(id);
+        this.queued.push(id);
+      }
+    }
+    this.pumpTasks();
+  }
+
+  private readTask(id: string): void {
+    if (!this.queued.includes(id)) this.queued.push(id);
+    this.pumpTasks();
+  }
+
+  private pumpTasks(): void {
+    while (this.reading < TASK_READS_AT_ONCE && this.queued.length && !this.ctl.signal.aborted) {
+      const id = this.queued.shift()!;
+      this.reading++;
+      this.api
+        .getTask(id, this.ctl.signal)
+        .then(
+          (d) => {
+            const next = new Map(this.tasks);
+            next.set(id, { title: d.task.title, status: d.task.status, hasDiff: !!d.worktree && d.worktree.status !== 'archived' });
+            this.tasks = next;
+          },
+          () => {
+            // Unknown or unreadable: the link stays "Open the task" (the drawer says why).
+          },
+        )
+        .finally(() => {
+          this.reading--;
+          this.pumpTasks();
+        });
+    }
   }
 
   missionSoon(): void {
@@ -160,5 +223,30 @@ export class RoomStore {
     } catch (err) {
       if (mine === this.missionSeq && !this.ctl.signal.aborted) this.missionError = describeError(err);
     }
+  }
+}
+
+/**
+ * A stop's answer ("Stopped 1 run.") as a page shows it: set with the runs
+ * live when it answered, and cleared by the room's live state (stopNoteStale),
+ * checked whenever that state or the clock moves.
+ */
+export class StopNote {
+  text = $state('');
+  private at = 0;
+  private liveAtStop: ReadonlySet<string> = new Set();
+
+  set(n: number, liveNow: ReadonlySet<string>, now = Date.now()): void {
+    this.text = stoppedWords(n);
+    this.at = now;
+    this.liveAtStop = liveNow;
+  }
+
+  clear(): void {
+    this.text = '';
+  }
+
+  check(liveNow: ReadonlySet<string>, now: number): void {
+    if (this.text && stopNoteStale(this.liveAtStop, liveNow, now - this.at)) this.text = '';
   }
 }

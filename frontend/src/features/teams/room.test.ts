@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
-import type { Post } from '../../lib/api/teamTypes';
+import type { MissionMember, Post } from '../../lib/api/teamTypes';
 import { makePost } from '../../lib/testing/fixtures';
 import {
   applyDelta,
@@ -10,6 +10,13 @@ import {
   chatErrorWords,
   lastSeq,
   mergePosts,
+  memberName,
+  namedBody,
+  taskIdsIn,
+  isLive,
+  liveRuns,
+  stopNoteStale,
+  stoppedWords,
   postStyle,
   stateWords,
   taskCounts,
@@ -115,6 +122,19 @@ describe('post words', () => {
     expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: null }), members)).toBe('');
     expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: 'x-9', assigneeName: 'Writer' }), members)).toBe('→ @Writer');
   });
+
+  it('never shows an agent’s id for a member it cannot name', () => {
+    const members = [{ agentId: 'dev-1', name: 'Dev', runtime: 'clawboo-mock', role: 'member' as const }];
+    expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: 'agt_01HX9', assigneeName: 'agt_01HX9' }), members)).toBe('→ a former member');
+    expect(assigneeLabel(makePost(1, { kind: 'delegate', assignee: 'dev-1', assigneeName: 'dev-1' }), members)).toBe('→ @Dev');
+    expect(memberName('agt_01HX9', members)).toBe('A member');
+    expect(memberName('dev-1', members)).toBe('Dev');
+  });
+
+  it('draws stop and merge notes as the orchestrator’s', () => {
+    expect(postStyle(makePost(1, { kind: 'stop', authorAgentId: 'system' }))).toBe('system');
+    expect(postStyle(makePost(1, { kind: 'merge', authorAgentId: 'dev-1' }))).toBe('system');
+  });
 });
 
 describe('mission words', () => {
@@ -170,5 +190,55 @@ describe('a refused chat', () => {
     const err2 = await plain.teams.chat('t', { message: 'hi' }).catch((e: unknown) => e);
     expect((err2 as InstanceType<typeof ChatRefusal>).post).toBeNull();
     expect(chatErrorWords(err2)).toBe('Not sent: the team has no leader: choose one first.');
+  });
+});
+
+describe('stopping', () => {
+  const member = (agentId: string, state: MissionMember['state'], runId?: string): MissionMember => ({
+    agentId,
+    name: agentId,
+    runtime: 'clawboo-mock',
+    role: 'member',
+    state,
+    ...(runId ? { runId } : {}),
+  });
+
+  it('counts as live only a member with a running or waiting run, and the turns still typing', () => {
+    expect(isLive(member('a', 'idle'))).toBe(false);
+    expect(isLive(member('a', 'not_ready'))).toBe(false);
+    expect(isLive(member('a', 'working', 'r1'))).toBe(true);
+    expect(isLive(member('a', 'waiting_approval', 'r2'))).toBe(true);
+    const mission = { members: [member('a', 'working', 'r1'), member('b', 'idle')] };
+    expect([...liveRuns(mission, [{ runId: 't1', agentId: 'b', text: '' }])].sort()).toEqual(['r1', 't1']);
+    expect(liveRuns(null, []).size).toBe(0);
+  });
+
+  it('clears a stop’s note when the room moves on, not while its runs wind down', () => {
+    const atStop = new Set(['r1']);
+    expect(stopNoteStale(atStop, new Set(['r1']), 60_000)).toBe(false); // the stopped run is still winding down
+    expect(stopNoteStale(atStop, new Set(), 1_000)).toBe(false); // gone, but the note was only just shown
+    expect(stopNoteStale(atStop, new Set(), 4_000)).toBe(true); // gone and read: the states say the rest
+    expect(stopNoteStale(atStop, new Set(['r1', 'r9']), 0)).toBe(true); // new work: the note would mislead
+    expect(stopNoteStale(new Set(), new Set(), 3_999)).toBe(false); // "Nothing was running." is read too
+    expect(stopNoteStale(new Set(), new Set(), 4_000)).toBe(true);
+    expect(stoppedWords(0)).toBe('Nothing was running.');
+    expect(stoppedWords(1)).toBe('Stopped 1 run.');
+    expect(stoppedWords(3)).toBe('Stopped 3 runs.');
+  });
+});
+
+describe('task ids in Clawboo’s posts', () => {
+  it('are said as the task’s title, never as the id', () => {
+    const id = '01JD8X5Q9W3K7M2N4P6R8T0V1B';
+    const p = makePost(1, { authorAgentId: 'system', kind: 'system', body: `Task ${id} for @Dev did not start (attempt 1 of 3): aborted` });
+    expect(taskIdsIn(p)).toEqual([id]);
+    expect(namedBody(p, new Map())).toBe('Task a task for @Dev did not start (attempt 1 of 3): aborted');
+    expect(namedBody(p, new Map([[id, { title: 'Add NOTES.md', status: 'todo', hasDiff: false }]]))).toBe(
+      'Task “Add NOTES.md” for @Dev did not start (attempt 1 of 3): aborted',
+    );
+    // An agent's words are its own.
+    const said = makePost(2, { body: `see ${id}` });
+    expect(taskIdsIn(said)).toEqual([]);
+    expect(namedBody(said, new Map())).toBe(`see ${id}`);
   });
 });

@@ -3,7 +3,7 @@
 // post replaces them, and the words mission control uses for a member.
 
 import { ApiError, describeError } from '../../lib/api/errors';
-import type { DeltaEvent, Member, MissionMember, Post, TurnEvent } from '../../lib/api/teamTypes';
+import type { DeltaEvent, Member, Mission, MissionMember, Post, TurnEvent } from '../../lib/api/teamTypes';
 
 /**
  * The posts of `list` and `incoming`, oldest first, each seq once (the
@@ -77,7 +77,7 @@ export function applyPost(bubbles: readonly Bubble[], post: Post): readonly Bubb
 
 /** How a post is drawn: a person's, an agent's (peer or delegate), or the orchestrator's. */
 export function postStyle(p: Post): 'user' | 'agent' | 'system' {
-  if (p.kind === 'system' || p.authorAgentId === 'system') return 'system';
+  if (p.kind === 'system' || p.kind === 'stop' || p.kind === 'merge' || p.authorAgentId === 'system') return 'system';
   if (p.kind === 'user' || p.authorAgentId === 'user') return 'user';
   return 'agent';
 }
@@ -85,10 +85,24 @@ export function postStyle(p: Post): 'user' | 'agent' | 'system' {
 /** "→ @Name" for a delegation: the assignee by name (the backend's, else a member's whose id it is). */
 export function assigneeLabel(p: Post, members: readonly Member[]): string {
   if (p.kind !== 'delegate' || !p.assignee) return '';
-  if (p.assigneeName) return `→ @${p.assigneeName}`;
-  const raw = p.assignee.replace(/^@/, '');
-  const m = members.find((x) => x.agentId === raw);
-  return `→ @${m ? m.name : raw}`;
+  // The backend names the assignee, or echoes its id when it no longer knows the member.
+  if (p.assigneeName && p.assigneeName !== p.assignee) return `→ @${p.assigneeName}`;
+  if (p.assignee.startsWith('@')) return `→ ${p.assignee}`;
+  const m = members.find((x) => x.agentId === p.assignee);
+  return m ? `→ @${m.name}` : '→ a former member';
+}
+
+/** A member by name: the team's, else words (never the agent's id). */
+export function memberName(agentId: string, members: readonly Member[]): string {
+  return members.find((m) => m.agentId === agentId)?.name ?? 'A member';
+}
+
+/** What the room knows of a task a post is about: its title, and whether it has a change to look at. */
+export interface TaskInfo {
+  title: string;
+  status: string;
+  /** A live (not archived) worktree: its diff can be read in the drawer. */
+  hasDiff: boolean;
 }
 
 /** A member's state in words. */
@@ -133,4 +147,56 @@ export function chatErrorWords(err: unknown, posted = false): string {
     if (err.status === 503 || err.reason === 'not_ready') return `${lead}: the runtime is not ready (${why}). Connect it on Runtimes.`;
   }
   return `${lead}: ${why}.`;
+}
+
+/** A member whose work can be stopped: a run of theirs is live (working, or waiting for an approval). */
+export function isLive(m: Pick<MissionMember, 'state' | 'runId'>): boolean {
+  return (m.state === 'working' || m.state === 'waiting_approval') && !!m.runId;
+}
+
+/** The runs live in the room now: members' runs (mission control) and turns still typing. */
+export function liveRuns(mission: Pick<Mission, 'members'> | null, bubbles: readonly Bubble[]): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const m of mission?.members ?? []) if (isLive(m)) out.add(m.runId!);
+  for (const b of bubbles) out.add(b.runId);
+  return out;
+}
+
+/** How long a stop's note stays at least, once what it stopped has gone. */
+export const STOP_NOTE_MIN_MS = 4_000;
+
+/**
+ * Whether a stop's note ("Stopped 1 run.") has had its day, by the room's
+ * live state: it goes at once when a run starts that was not live when the
+ * stop answered (the room moved on), and once the runs it stopped are gone
+ * from the room after it was read for a few seconds (the members' states
+ * say the rest).
+ */
+export function stopNoteStale(liveAtStop: ReadonlySet<string>, liveNow: ReadonlySet<string>, shownMs: number): boolean {
+  for (const id of liveNow) if (!liveAtStop.has(id)) return true;
+  for (const id of liveAtStop) if (liveNow.has(id)) return false;
+  return shownMs >= STOP_NOTE_MIN_MS;
+}
+
+/** The words of a stop's answer. */
+export function stoppedWords(n: number): string {
+  return n === 0 ? 'Nothing was running.' : `Stopped ${n} run${n === 1 ? '' : 's'}.`;
+}
+
+/** A task id as the board makes them (a ULID), as it appears in the orchestrator's older texts. */
+const TASK_ID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
+
+/** The task ids written in a post of Clawboo's (only its own texts name tasks by id). */
+export function taskIdsIn(p: Post): string[] {
+  if (postStyle(p) !== 'system') return [];
+  return [...new Set(p.body.match(TASK_ID) ?? [])];
+}
+
+/** A post of Clawboo's with each task id in it said as the task's title (“…”), or "a task" while unknown. */
+export function namedBody(p: Post, tasks: ReadonlyMap<string, TaskInfo>): string {
+  if (postStyle(p) !== 'system') return p.body;
+  return p.body.replace(TASK_ID, (id) => {
+    const t = tasks.get(id);
+    return t ? `“${t.title}”` : 'a task';
+  });
 }

@@ -61,12 +61,12 @@ export function decodeTeamAnswer(v: unknown): Team {
   return decodeTeam(v.team);
 }
 
-const KINDS: readonly PostKind[] = ['user', 'peer', 'delegate', 'system'];
+const KINDS: readonly PostKind[] = ['user', 'peer', 'delegate', 'system', 'stop', 'merge'];
 
 export function decodePost(v: unknown): Post {
   need(isObject(v) && typeof v.seq === 'number' && Number.isFinite(v.seq), 'post without a seq');
   const author = str(v.authorAgentId);
-  const kind = KINDS.includes(v.kind as PostKind) ? (v.kind as PostKind) : author === 'user' ? 'user' : author === 'system' ? 'system' : 'peer';
+  const kind = KINDS.includes(v.kind as PostKind) ? (v.kind as PostKind) : author === 'user' ? 'user' : author === 'system' || typeof v.kind === 'string' ? 'system' : 'peer';
   return {
     seq: v.seq,
     teamId: str(v.teamId),
@@ -76,6 +76,7 @@ export function decodePost(v: unknown): Post {
     body: str(v.body),
     assignee: strOrNull(v.assignee),
     assigneeName: strOrNull(v.assigneeName),
+    taskId: strOrNull(v.taskId),
     createdAt: num(v.createdAt),
   };
 }

@@ -45,7 +45,8 @@ export interface TeamPatch {
   fallbackRuntime?: string | null;
 }
 
-export type PostKind = 'user' | 'peer' | 'delegate' | 'system';
+/** 'stop' and 'merge' are the orchestrator's notes about a task; an unknown kind decodes as 'system'. */
+export type PostKind = 'user' | 'peer' | 'delegate' | 'system' | 'stop' | 'merge';
 
 /** One post of a team's room. authorAgentId is "user" for a person, "system" for the orchestrator. */
 export interface Post {
@@ -58,6 +59,8 @@ export interface Post {
   assignee: string | null;
   /** The assignee's member name (the backend adds it beside the contract's assignee id); null when none. */
   assigneeName: string | null;
+  /** The task a delegation, report-up, merge, send-back or stop post is about; null when none (or an older server). */
+  taskId: string | null;
   createdAt: number;
 }
 

@@ -125,6 +125,7 @@ export function makePost(seq: number, over: Partial<import('../api/teamTypes').P
     body: `post ${seq}`,
     assignee: null,
     assigneeName: null,
+    taskId: null,
     createdAt: 1_700_000_000_000 + seq,
     ...over,
   };
