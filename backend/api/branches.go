@@ -23,12 +23,7 @@ func (a *API) taskBranches(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "worktrees are not available on this server (is git installed?)")
 		return
 	}
-	repo := ""
-	if rec, err := a.opts.Board.Worktree(ctx, id); err == nil {
-		repo = rec.RepoPath
-	} else if t.RepoPath != nil {
-		repo = *t.RepoPath
-	}
+	repo := a.taskRepo(ctx, t)
 	if repo == "" {
 		writeJSON(w, http.StatusConflict, map[string]any{"error": fmt.Sprintf("task '%s' has no repository: set its repoPath", t.Title), "reason": "no_repository"})
 		return

@@ -189,3 +189,19 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func TestBranchesBeforeAWorktreeAndWithoutARepository(t *testing.T) {
+	f := newFixture(t, nil)
+	repo := gitRepo(t)
+	gitIn(t, repo, "switch", "-q", "-c", "topic")
+	task := f.createTask(t, `{"title":"later","repoPath":"`+repo+`"}`)
+	code, _, b := f.do(t, "GET", "/api/board/"+task.ID+"/branches", "")
+	if code != 200 || !strings.Contains(string(b), `"base":"topic"`) || !strings.Contains(string(b), `"branches":["main","topic"]`) {
+		t.Fatal(code, string(b))
+	}
+	none := f.createTask(t, `{"title":"no repo","kind":"research"}`)
+	code, _, b = f.do(t, "GET", "/api/board/"+none.ID+"/branches", "")
+	if code != 409 || decode[reasoned](t, b).Reason != "no_repository" {
+		t.Fatal(code, string(b))
+	}
+}

@@ -27,6 +27,10 @@
 //   - Readers tail the store (Watch wakes them after each commit), so a
 //     replay and a live stream are the same code path.
 //   - At start-up, runs a previous process left live are marked failed.
+//   - A task's branch is merged only through Land (landing.go), one merge
+//     at a time: a person's merge and merge-when-green share it. A verified
+//     change with a diff waits in review; it is done once merged (`merged`
+//     recorded in the same transaction as the move), or closed by a person.
 package supervisor
 
 import (
