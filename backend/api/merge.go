@@ -153,6 +153,9 @@ func (a *API) openPR(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
+	if a.opts.Supervisor != nil {
+		wt.Message = a.opts.Supervisor.WorkMessage(ctx, t) // work left uncommitted is committed under the task's title
+	}
 	hint := ""
 	if t.BaseRef != nil {
 		hint = *t.BaseRef

@@ -76,6 +76,7 @@ func (s *Supervisor) Land(ctx context.Context, taskID string, req LandRequest) (
 		return LandResult{}, err
 	}
 	wt := WorktreeOf(rec)
+	wt.Message = s.WorkMessage(ctx, t)
 	base := req.Base
 	if base == "" && t.BaseBranch != nil {
 		base = *t.BaseBranch
@@ -254,4 +255,16 @@ func (l *liveRun) landWhenGreen(ctx context.Context, t board.Task) board.Task {
 		return now
 	}
 	return t
+}
+
+// WorkMessage is the message of the commits Clawboo makes of a task's
+// work: its title, then trailers naming the agent (by name) and the task,
+// so that a fast-forward puts a commit a person can read on the base.
+func (s *Supervisor) WorkMessage(ctx context.Context, t board.Task) string {
+	trailers := []string{}
+	if who := s.agentLabel(ctx, t); who != "" {
+		trailers = append(trailers, "Clawboo-Agent: "+who)
+	}
+	trailers = append(trailers, "Clawboo-Task: "+t.ID)
+	return worktree.CommitMessage(t.Title, "", trailers...)
 }

@@ -127,6 +127,7 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 			_, _ = s.opts.Board.Release(context.Background(), t.ID, runID, "Not started: "+err.Error())
 			return nil, "", refuse("workspace_unavailable", "%v", err)
 		}
+		wt.Message = s.WorkMessage(ctx, claimed)
 		tc.wt, tc.ports = wt, ports
 		p.workDir = wt.Path
 	}

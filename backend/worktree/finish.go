@@ -10,7 +10,8 @@ import (
 
 // Pause saves the task's work on its branch and frees the disk: everything
 // uncommitted (untracked files too; ignored ones are dropped with the
-// directory) is committed as "clawboo: pause task <id>", then the worktree
+// directory) is committed (w.Message marked "work in progress", else
+// "clawboo: pause task <id>"), then the worktree
 // is removed. The branch stays, so Provision resumes where it stopped.
 // Pausing a task that has no worktree is a no-op.
 func (m *Manager) Pause(ctx context.Context, w Worktree) error {
@@ -22,7 +23,7 @@ func (m *Manager) Pause(ctx context.Context, w Worktree) error {
 		return err
 	}
 	defer unlock()
-	return m.pause(ctx, w, "clawboo: pause task "+w.TaskID)
+	return m.pause(ctx, w, w.workMessage(true))
 }
 
 func (m *Manager) pause(ctx context.Context, w Worktree, msg string) error {
@@ -38,7 +39,7 @@ func (m *Manager) pause(ctx context.Context, w Worktree, msg string) error {
 }
 
 // Complete ends a task's run: uncommitted work is committed as
-// "clawboo: task <id>" and compared with the base. No change at all removes
+// w.Message (else "clawboo: task <id>") and compared with the base. No change at all removes
 // the worktree and deletes the branch; a change keeps both, for review.
 // It also works on a paused task (branch only).
 func (m *Manager) Complete(ctx context.Context, w Worktree) (Outcome, error) {
@@ -51,7 +52,7 @@ func (m *Manager) Complete(ctx context.Context, w Worktree) (Outcome, error) {
 	}
 	defer unlock()
 	if present(w) {
-		if err := m.commitAll(ctx, w, "clawboo: task "+w.TaskID); err != nil {
+		if err := m.commitAll(ctx, w, w.workMessage(false)); err != nil {
 			return Outcome{}, fmt.Errorf("complete task %s: %w", w.TaskID, err)
 		}
 	}

@@ -159,6 +159,27 @@ type Worktree struct {
 	Path       string // <Home>/worktrees/<RepoHash>/<TaskID>
 	Branch     string // clawboo/task-<TaskID>
 	BaseCommit string // the commit the branch started from; diffs are against it
+	// Message is the message of the commits Clawboo makes of the task's
+	// work (its title, then trailers naming the agent and the task), so a
+	// fast-forward puts a readable commit on the base; "" = "clawboo: task
+	// <id>". It is not part of the record: the caller derives it each time.
+	Message string
+}
+
+// workMessage is the message of a commit of the task's work; pause marks
+// one made when the task was paused midway.
+func (w Worktree) workMessage(pause bool) string {
+	if strings.TrimSpace(w.Message) == "" {
+		if pause {
+			return "clawboo: pause task " + w.TaskID
+		}
+		return "clawboo: task " + w.TaskID
+	}
+	if !pause {
+		return w.Message
+	}
+	subject, rest, _ := strings.Cut(w.Message, "\n")
+	return subject + " (work in progress)" + "\n" + rest
 }
 
 // Compiled on first use: a counted repetition compiles to a state per

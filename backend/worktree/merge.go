@@ -106,7 +106,7 @@ func (m *Manager) Merge(ctx context.Context, w Worktree, s MergeSpec) (MergeResu
 	}
 	defer unlock()
 	if present(w) {
-		if err := m.commitAll(ctx, w, "clawboo: task "+w.TaskID); err != nil {
+		if err := m.commitAll(ctx, w, w.workMessage(false)); err != nil {
 			return MergeResult{}, fmt.Errorf("merge task %s: %w", w.TaskID, err)
 		}
 	}

@@ -60,7 +60,7 @@ func (m *Manager) Push(ctx context.Context, w Worktree) (PushResult, error) {
 	}
 	defer unlock()
 	if present(w) {
-		if err := m.commitAll(ctx, w, "clawboo: task "+w.TaskID); err != nil {
+		if err := m.commitAll(ctx, w, w.workMessage(false)); err != nil {
 			return PushResult{}, fmt.Errorf("push task %s: %w", w.TaskID, err)
 		}
 	}
