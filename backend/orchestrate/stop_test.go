@@ -154,10 +154,10 @@ func TestStopAWorkingMemberIsFinal(t *testing.T) {
 	if task.Status != board.Todo || task.RunID != nil {
 		t.Fatalf("task %s", task.Status)
 	}
-	mission, _ := r.bd.Get(ctx, d.mission)
-	if mission.Status != board.InReview {
-		t.Fatalf("mission %s, want it waiting for the person in review", mission.Status)
-	}
+	until(t, "the mission to wait for the person in review", func() bool {
+		mission, _ := r.bd.Get(ctx, d.mission)
+		return mission.Status == board.InReview
+	})
 	cs, _ := r.bd.Comments(ctx, d.mission)
 	if len(cs) == 0 || !strings.HasPrefix(cs[len(cs)-1].Body, "Stopped by you:") {
 		t.Fatalf("mission comments %+v", cs)
