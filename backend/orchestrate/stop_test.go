@@ -245,3 +245,26 @@ func TestRecoveryKeepsAStopFinal(t *testing.T) {
 		t.Fatalf("the stopped task ran %d times", n)
 	}
 }
+
+// Cancelling a delegated task at work (the drawer's Close) stops its run
+// as the person's stop: the room says it was stopped and closed, and the
+// mission, whose only child is closed, settles done.
+func TestCancellingADelegatedTaskIsAFinalStop(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	d := delegateTo(t, r, leadTurn(r), "@Mo", working)
+	runID := r.waitWorking(t, d)
+	cancelled := board.Cancelled
+	if _, err := r.bd.Update(ctx, d.taskID, board.Patch{Status: &cancelled}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.sup.Abort(ctx, runID); err != nil { // as PATCH /api/board/{id} does
+		t.Fatal(err)
+	}
+	until(t, "the delegation to be stopped", func() bool { return r.delegation(t, d.id).status == "stopped" })
+	r.waitPost(t, "the stop post", func(p teams.Post) bool {
+		return p.Kind == teams.KindStop && p.Body == `Stopped by you: "Write the parser" for @Mo, and closed.`
+	})
+	until(t, "the mission to settle done", func() bool { m, _ := r.bd.Get(ctx, d.mission); return m.Status == board.Done })
+	r.checkStopFinal(t, d, 1)
+}
