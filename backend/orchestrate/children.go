@@ -137,8 +137,12 @@ func (e *Engine) startFailed(ctx context.Context, r delegationRow, cause error, 
 	m, _ := e.member(ctx, r.teamID, r.assignee)
 	title := e.taskTitle(ctx, r.taskID)
 	if n >= MaxFailures {
+		outcome := "not started: "
+		if started {
+			outcome = "not finished: "
+		}
 		res, err := e.o.Store.Writer().ExecContext(ctx, `UPDATE delegations SET failures = ?, status = 'ended', outcome = ?, updated_at = ?
-			WHERE id = ? AND status = 'pending'`, n, "not finished: "+words(cause), now, r.id)
+			WHERE id = ? AND status = 'pending'`, n, outcome+words(cause), now, r.id)
 		if err == nil {
 			if k, _ := res.RowsAffected(); k == 1 {
 				e.postAbout(r.teamID, r.taskID, teams.KindSystem, fmt.Sprintf("Gave up on %q for @%s after %d tries: %s", title, m.Name, n, words(cause)))

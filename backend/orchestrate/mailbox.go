@@ -19,14 +19,15 @@ type mail struct {
 }
 
 // addressed reports whether p is meant for m: assigned to it, or naming
-// it. A stop or a merge of a delegated task is the leader's news: it is
-// addressed to the leader (in its mail first) but, not being a peer post or
-// a delegation, never wakes it.
+// it. A stop, a merge, a send-back or a retry of a delegated task is the
+// leader's news: it is addressed to the leader (in its mail first) but,
+// not being a peer post or a delegation, never wakes it.
 func addressed(p teams.Post, m teams.Member) bool {
 	if p.Assignee == m.AgentID {
 		return true
 	}
-	if (p.Kind == teams.KindStop || p.Kind == teams.KindMerge) && m.Role == "leader" {
+	leaderNews := p.Kind == teams.KindStop || p.Kind == teams.KindMerge || (p.Kind == teams.KindSystem && p.TaskID != "")
+	if leaderNews && m.Role == "leader" {
 		return true
 	}
 	return strings.Contains(strings.ToLower(p.Body), "@"+strings.ToLower(m.Name))

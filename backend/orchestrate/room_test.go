@@ -93,9 +93,21 @@ func TestAMergedDelegationIsReportedAndTheMissionSettles(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
 	tn := leadTurn(r)
+	// The leader's turn is live while it delegates: the first child
+	// ending does not settle the mission under it.
+	tn.runID = "turn-1"
+	r.e.mu.Lock()
+	r.e.turns[tn.runID] = tn
+	r.e.mu.Unlock()
 	a := delegateTo(t, r, tn, "@Mo", "Write the notes\n!ok wrote them")
-	b := delegateTo(t, r, tn, "@Mo", working)
 	until(t, "the first to end", func() bool { s := r.delegation(t, a.id).status; return s == "ended" || s == "reported" })
+	if m, _ := r.bd.Get(ctx, a.mission); m.Status != board.InProgress {
+		t.Fatalf("the mission is %s while its leader's turn is live", m.Status)
+	}
+	b := delegateTo(t, r, tn, "@Mo", working)
+	r.e.mu.Lock()
+	delete(r.e.turns, tn.runID)
+	r.e.mu.Unlock()
 	r.waitWorking(t, b)
 	for _, body := range []string{"Merged into main (fast-forward).", "Merged into main (fast-forward)."} {
 		if _, err := r.bd.AddComment(ctx, a.taskID, board.NewComment{AuthorType: "system", Body: body}); err != nil {
@@ -160,6 +172,9 @@ func TestASendBackIsToldInTheRoom(t *testing.T) {
 	sent := r.waitPost(t, "the send-back post", func(p teams.Post) bool { return strings.HasPrefix(p.Body, "Sent back to @Mo:") })
 	if sent.TaskID != d.taskID || !strings.Contains(sent.Body, `"Write the parser"`) || !strings.Contains(sent.Body, "use clearer names") {
 		t.Fatalf("send-back post %+v", sent)
+	}
+	if lead, _ := r.team.Leader(); !addressed(sent, lead) {
+		t.Fatal("the send-back is not in the leader's mail")
 	}
 	r.waitPost(t, "the report-up", func(p teams.Post) bool { return strings.HasPrefix(p.Body, `Report on "Write the parser": done.`) })
 }

@@ -125,8 +125,12 @@ func (e *Engine) postAbout(teamID, taskID, kind, body string) {
 // settleMission moves a mission by its children: in progress while any
 // is open (being worked, or waiting to start); else in review while any
 // waits for a person (its work in review, or stopped by them); else done
-// (every child landed or was closed).
+// (every child landed or was closed). A mission whose leader's turn is
+// live is left alone until the turn ends (it may delegate more).
 func (e *Engine) settleMission(ctx context.Context, missionID string) {
+	if e.missionLive(missionID) {
+		return // its leader's turn may still delegate: settled when it ends
+	}
 	mt, err := e.o.Board.Get(ctx, missionID)
 	if err != nil || mt.RunID != nil || (mt.Status != board.InProgress && mt.Status != board.InReview) {
 		return
@@ -161,6 +165,18 @@ func (e *Engine) settleMission(ctx context.Context, missionID string) {
 	if _, err := e.o.Board.Update(ctx, missionID, board.Patch{Status: &to}); err != nil {
 		e.o.Log.Warn("mission not settled", "mission", missionID, "err", err)
 	}
+}
+
+// missionLive reports whether a live turn delegates under the mission.
+func (e *Engine) missionLive(missionID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range e.turns {
+		if t.mission == missionID {
+			return true
+		}
+	}
+	return false
 }
 
 // stoppedTasks are the tasks of a mission whose delegation a person stopped.

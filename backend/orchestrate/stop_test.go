@@ -154,10 +154,10 @@ func TestStopAWorkingMemberIsFinal(t *testing.T) {
 	if task.Status != board.Todo || task.RunID != nil {
 		t.Fatalf("task %s", task.Status)
 	}
-	mission, _ := r.bd.Get(ctx, d.mission)
-	if mission.Status != board.InReview {
-		t.Fatalf("mission %s, want it waiting for the person in review", mission.Status)
-	}
+	until(t, "the mission to wait for the person in review", func() bool {
+		mission, _ := r.bd.Get(ctx, d.mission)
+		return mission.Status == board.InReview
+	})
 	cs, _ := r.bd.Comments(ctx, d.mission)
 	if len(cs) == 0 || !strings.HasPrefix(cs[len(cs)-1].Body, "Stopped by you:") {
 		t.Fatalf("mission comments %+v", cs)
@@ -244,4 +244,27 @@ func TestRecoveryKeepsAStopFinal(t *testing.T) {
 	if n := countRuns(t, r, d.taskID); n != 1 {
 		t.Fatalf("the stopped task ran %d times", n)
 	}
+}
+
+// Cancelling a delegated task at work (the drawer's Close) stops its run
+// as the person's stop: the room says it was stopped and closed, and the
+// mission, whose only child is closed, settles done.
+func TestCancellingADelegatedTaskIsAFinalStop(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	d := delegateTo(t, r, leadTurn(r), "@Mo", working)
+	runID := r.waitWorking(t, d)
+	cancelled := board.Cancelled
+	if _, err := r.bd.Update(ctx, d.taskID, board.Patch{Status: &cancelled}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.sup.Abort(ctx, runID); err != nil { // as PATCH /api/board/{id} does
+		t.Fatal(err)
+	}
+	until(t, "the delegation to be stopped", func() bool { return r.delegation(t, d.id).status == "stopped" })
+	r.waitPost(t, "the stop post", func(p teams.Post) bool {
+		return p.Kind == teams.KindStop && p.Body == `Stopped by you: "Write the parser" for @Mo, and closed.`
+	})
+	until(t, "the mission to settle done", func() bool { m, _ := r.bd.Get(ctx, d.mission); return m.Status == board.Done })
+	r.checkStopFinal(t, d, 1)
 }

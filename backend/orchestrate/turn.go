@@ -243,7 +243,12 @@ func (e *Engine) finishTurn(t *turn, run store.Run, werr error) {
 	if e.leading[key(t.teamID, t.agentID)] == t {
 		delete(e.leading, key(t.teamID, t.agentID))
 	}
+	mission := t.mission
 	e.mu.Unlock()
+	if mission != "" {
+		// Children that ended while the turn was still delegating.
+		e.settleMission(ctx, mission)
+	}
 	e.Live.Publish(LiveEvent{TeamID: t.teamID, Kind: "turn", Turn: &TurnState{RunID: t.runID, AgentID: t.agentID, Status: "ended", Reason: reason}})
 }
 

@@ -51,7 +51,11 @@ func (e *Engine) onTask(t board.Task) {
 	e.mu.Unlock()
 	if t.Status == board.InProgress && t.RunID != nil {
 		if sentBack {
-			e.postSendBack(ctx, d, t)
+			e.wg.Add(1)
+			go func() {
+				defer e.wg.Done()
+				e.postSendBack(d, t)
+			}()
 		}
 		e.reattach(ctx, d, *t.RunID)
 	}
@@ -121,23 +125,43 @@ func (e *Engine) postMerge(ctx context.Context, d delegationRow, t board.Task, b
 }
 
 // postSendBack tells the room that a person sent a delegated task's work
-// back to its member, with what they asked.
-func (e *Engine) postSendBack(ctx context.Context, d delegationRow, t board.Task) {
+// back to its member, with what they asked (the run's message, read once
+// the run is registered: the claim that announced it comes first).
+func (e *Engine) postSendBack(d delegationRow, t board.Task) {
+	ctx := context.Background()
 	m, _ := e.member(ctx, d.teamID, d.assignee)
 	if t.AssigneeAgentID != nil {
 		m, _ = e.member(ctx, d.teamID, *t.AssigneeAgentID)
 	}
-	asked := ""
-	if run, ok := e.o.Supervisor.Live(*t.RunID); ok {
-		asked = run.Prompt
-	} else if run, err := e.o.Store.GetRun(ctx, *t.RunID); err == nil {
-		asked = run.Prompt
-	}
+	asked := e.runPrompt(*t.RunID)
 	body := fmt.Sprintf("Sent back to @%s: %q", m.Name, t.Title)
 	if asked = strings.TrimSpace(asked); asked != "" {
 		body += "\n" + clip(asked, 600)
 	}
 	e.postAbout(d.teamID, t.ID, teams.KindSystem, body)
+}
+
+// runPrompt is what a run was asked, once the supervisor or the ledger
+// knows the run ("" when neither does within a few seconds).
+func (e *Engine) runPrompt(runID string) string {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
+	for {
+		if run, ok := e.o.Supervisor.Live(runID); ok && run.Prompt != "" {
+			return run.Prompt
+		}
+		if run, err := e.o.Store.GetRun(context.Background(), runID); err == nil {
+			return run.Prompt
+		}
+		select {
+		case <-e.root.Done():
+			return ""
+		case <-deadline:
+			return ""
+		case <-tick.C:
+		}
+	}
 }
 
 // reattach follows a run a person started on a delegated task that had
