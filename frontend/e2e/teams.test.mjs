@@ -237,6 +237,42 @@ describe('teams', { timeout: 120_000 }, () => {
     }
   });
 
+  test('a routine’s repository: empty means its team’s, and one that is not a repository is refused at the field', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'clawboo-routine-repo-'));
+    const repo = await makeRepoIn(scratch, 'nightly');
+    const { agent } = await api('POST', '/api/agents', { name: 'Nightly Worker', runtime: 'clawboo-mock' });
+    const { team } = await api('POST', '/api/teams', { name: 'Nightly crew', leaderAgentId: agent.id, repoPath: repo });
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/routines`, { viewport: { width: 1280, height: 800 } });
+    try {
+      await page.getByTestId('routine-new').click();
+      await page.getByTestId('routine-editor').waitFor();
+      await page.getByTestId('routine-agent-input').fill('Nightly Worker');
+      await page.getByTestId('routine-agent-input-options').waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('routine-spec').fill('0 2 * * *');
+      await page.getByTestId('routine-task-title').fill('Nightly notes');
+      // The agent's one team has a repository: an empty field says it is the team's.
+      await page.getByTestId('routine-repo-default').filter({ hasText: `Nightly crew’s repository, ${repo}` }).waitFor();
+      await page.getByTestId('routine-task-repo').fill(join(scratch, 'gone'));
+      await page.getByTestId('routine-save').click();
+      await page.getByTestId('routine-repo-error').filter({ hasText: `${join(scratch, 'gone')} does not exist` }).waitFor();
+      assert.equal((await api('GET', '/api/schedules')).schedules.filter((x) => x.agentId === agent.id).length, 0, 'nothing was saved');
+      await page.getByTestId('routine-task-repo').fill('');
+      await page.getByTestId('routine-save').click();
+      await page.getByTestId('routine-editor').waitFor({ state: 'hidden' });
+      const mine = (await api('GET', '/api/schedules')).schedules.filter((x) => x.agentId === agent.id);
+      assert.deepEqual(
+        mine.map((x) => [x.teamId, x.template.repoPath ?? '']),
+        [[team.id, '']],
+      );
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
   test('a team is deleted from its card, after a confirmation', async () => {
     const { team } = await api('POST', '/api/teams', { name: 'Short-lived' });
     const { page, context, problems } = await openPage(browser, `${server.url}/#/teams`);
