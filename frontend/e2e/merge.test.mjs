@@ -201,6 +201,7 @@ describe('merge or close a reviewed task', () => {
       const button = page.getByTestId('task-merge-button');
       await page.waitForFunction(() => document.querySelector('[data-testid="task-merge-button"]')?.textContent === 'Merge into main');
       const base = page.getByTestId('task-merge-base');
+      await base.locator('option', { hasText: 'release' }).waitFor({ state: 'attached' });
       assert.deepEqual((await base.locator('option').allTextContents()).sort(), ['main', 'release']);
 
       // An uncommitted edit to the very file the change adds stops the merge, named.

@@ -15,6 +15,16 @@ function fake(answers: [number, unknown][]) {
 }
 
 describe('api.lineComments', () => {
+  it('sends a general request back with the comments, trimmed, and none when blank', async () => {
+    const { client, seen } = fake([
+      [202, { runId: 'R2', sent: 0 }],
+      [202, { runId: 'R3', sent: 1 }],
+    ]);
+    await client.lineComments.sendBack('T', '  Also say goodbye.  ');
+    await client.lineComments.sendBack('T', '   ');
+    expect(seen.map((s) => s.body)).toEqual([{ message: 'Also say goodbye.' }, {}]);
+  });
+
   it('speaks each route with the right method, escaped URL and body', async () => {
     const { client, seen } = fake([
       [200, { comments: [C, { ...C, id: 'C2', side: 'old', sentRunId: 'R1', sentAt: 2 }] }],

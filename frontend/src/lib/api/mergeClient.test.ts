@@ -33,6 +33,21 @@ describe('MergeApi', () => {
     expect(conflictFiles(new ApiError(409, 'x', 'checkout_dirty', { files: ['a'] }))).toEqual([]);
   });
 
+  it('sends a picked base only when one is given, and reads the branches', async () => {
+    const task = makeTask({ id: 'T1', status: 'done' });
+    const { api, seen } = fake(200, { task, merge: { base: 'release', previous: 'a', commit: 'b', how: 'ff' } });
+    await api.merge('T1', '', 'release');
+    expect(seen[0]?.body).toEqual({ base: 'release' });
+    const b = fake(200, { base: 'main', branches: ['main', 'release', 7] });
+    expect(await b.api.branches('T1')).toEqual({ base: 'main', branches: ['main', 'release'] });
+    expect(b.seen[0]).toMatchObject({ url: '/api/board/T1/branches', method: 'GET' });
+  });
+
+  it('names the files of an overlap with uncommitted edits', async () => {
+    const { api } = fake(409, { error: 'uncommitted edits', reason: 'checkout_overlap', files: ['hello.txt'] });
+    expect(conflictFiles(await api.merge('T1').catch((e: unknown) => e))).toEqual(['hello.txt']);
+  });
+
   it('decodes a push without a pull request, with its hint', async () => {
     const { api } = fake(200, { pushed: true, remote: 'origin', branch: 'clawboo/task-T1', base: 'main', pr: null, hint: 'Install gh' });
     expect(await api.pullRequest('T1')).toEqual({ pushed: true, remote: 'origin', branch: 'clawboo/task-T1', base: 'main', pr: null, hint: 'Install gh' });
