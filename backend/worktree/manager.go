@@ -225,6 +225,7 @@ func (m *Manager) check(w Worktree, needBase bool) error {
 		return err
 	}
 	want := m.worktreeFor(w.RepoPath, w.TaskID, w.BaseCommit)
+	want.Message = w.Message // a commit message, not a place: nothing to derive
 	if !filepath.IsAbs(w.RepoPath) || filepath.Clean(w.RepoPath) != w.RepoPath || w != want {
 		return fmt.Errorf("%w: task %s at %q", ErrBadWorktree, w.TaskID, w.Path)
 	}
