@@ -102,8 +102,20 @@ func (m mcpBoard) Release(ctx context.Context, id, agentID, why string) (mcp.Tas
 }
 
 // SetStatus moves a task; an illegal move's refusal lists the legal ones.
+//
+// An agent cannot call its own change done: a code task whose branch still
+// holds work waiting to be merged (its worktree not archived) is done only
+// when a person merges it or closes it (done means landed), so done is
+// refused here with the move that is open (in_review).
 func (m mcpBoard) SetStatus(ctx context.Context, id, status string) (mcp.TaskRecord, error) {
 	s := board.Status(status)
+	if s == board.Done {
+		if w, err := m.b.Worktree(ctx, id); err == nil && w.Status != "archived" {
+			return mcp.TaskRecord{}, &mcp.BoardError{Code: "needs_merge",
+				Msg:  fmt.Sprintf("task '%s' has changes on branch %s waiting to be merged: a person merges them or closes the task", id, w.Branch),
+				Hint: "move it to in_review for the person to review and merge"}
+		}
+	}
 	t, err := m.b.Update(ctx, id, board.Patch{Status: &s})
 	if err == nil {
 		return taskRecord(t), nil

@@ -466,3 +466,29 @@ func TestMCPTasksThroughTheBackend(t *testing.T) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
+
+// Done means landed: an agent cannot move a code task whose branch holds
+// unmerged work to done over MCP; in review is open to it, and once the
+// worktree is archived (merged or closed by a person) done is too.
+func TestMCPDoneIsRefusedWhileWorkWaitsToBeMerged(t *testing.T) {
+	f := newTasksFixture(t, nil)
+	alice := f.session(t, mcp.Binding{TeamID: "team-a", AgentID: "alice"})
+	task := taskOf(t, alice.ok(t, "create_task", map[string]any{"title": "Add NOTES.md"})["task"])
+	alice.ok(t, "claim_task", map[string]any{"taskId": task.ID, "assigneeRuntime": "codex"})
+	ctx := context.Background()
+	if err := f.board.SetWorktree(ctx, board.Worktree{TaskID: task.ID, RepoPath: "/r", Path: "/w/" + task.ID,
+		Branch: "clawboo/task-" + task.ID, BaseCommit: strings.Repeat("a", 40), Status: "active"}); err != nil {
+		t.Fatal(err)
+	}
+	alice.refused(t, "update_task_status", map[string]any{"taskId": task.ID, "status": "done"}, "needs_merge", "waiting to be merged")
+	if got, _ := f.board.Get(ctx, task.ID); got.Status != board.InProgress {
+		t.Fatalf("a refused move changed the task: %s", got.Status)
+	}
+	alice.ok(t, "update_task_status", map[string]any{"taskId": task.ID, "status": "in_review"})
+	if err := f.board.SetWorktreeStatus(ctx, task.ID, "archived"); err != nil {
+		t.Fatal(err)
+	}
+	if moved := taskOf(t, alice.ok(t, "update_task_status", map[string]any{"taskId": task.ID, "status": "done"})["task"]); moved.Status != board.Done {
+		t.Fatalf("after archiving: %s", moved.Status)
+	}
+}
