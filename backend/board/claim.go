@@ -98,13 +98,17 @@ func (b *Board) Heartbeat(ctx context.Context, id, runID string) error {
 type Outcome struct {
 	To           Status        // todo (released), in_review, done or blocked
 	Verification *Verification // stored when set
-	Comment      *NewComment   // added in the same transaction
+	// KeepAssignee keeps the assignee of a task going back to todo (a
+	// person stopped its run: the card still says whose it is, and Run
+	// again needs no choosing); otherwise todo releases it.
+	KeepAssignee bool
+	Comment      *NewComment // added in the same transaction
 }
 
 // Finish moves a task off the run that held it, only while that run still
 // holds it (a task someone cancelled meanwhile stays cancelled). Moving to
-// todo releases the claim; any other target keeps the assignee for the
-// record.
+// todo releases the claim (the assignee too, unless KeepAssignee); any
+// other target keeps the assignee for the record.
 func (b *Board) Finish(ctx context.Context, id, runID string, o Outcome) (Task, error) {
 	return b.changeTask(ctx, id, func(q store.Querier) error {
 		t, err := getTask(ctx, q, id)
@@ -117,7 +121,7 @@ func (b *Board) Finish(ctx context.Context, id, runID string, o Outcome) (Task, 
 		now := b.ms()
 		sets := []string{"status = ?", "run_id = NULL", "heartbeat_at = NULL", "updated_at = ?"}
 		args := []any{string(o.To), now}
-		if o.To == Todo {
+		if o.To == Todo && !o.KeepAssignee {
 			sets = append(sets, "assignee_agent_id = NULL", "assignee_runtime = NULL")
 		}
 		if o.To.Terminal() {

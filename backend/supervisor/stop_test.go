@@ -104,6 +104,10 @@ func TestStoppedTaskSaysStoppedByYou(t *testing.T) {
 	if got == nil || got.Status != board.Todo {
 		t.Fatalf("task after the stop: %+v", got)
 	}
+	// The card still says whose it is, so Run again needs no choosing.
+	if got.AssigneeRuntime == nil || *got.AssigneeRuntime == "" {
+		t.Fatalf("a person's stop dropped the assignee: %+v", got)
+	}
 	cs, err := e.board.Comments(context.Background(), task.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 			why = "The run was stopped before it finished: " + strings.TrimSuffix(firstNonEmpty(run.Error, "no reason given"), ".") + "."
 		}
 		l.pauseWorktree()
-		finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: why}})
+		finish(board.Outcome{To: board.Todo, KeepAssignee: StoppedByPerson(run), Comment: &board.NewComment{AuthorType: "system", Body: why}})
 		return
 	}
 	report := strings.TrimSpace(run.Summary)
