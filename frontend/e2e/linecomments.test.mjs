@@ -81,7 +81,7 @@ describe('line comments', { timeout: 60_000 }, () => {
       await page.keyboard.press('Space');
       await page.getByTestId('line-comment-form').waitFor();
       await page.keyboard.type('Say hello properly.\n!silent 1500\n!write reviewed.txt fixed\n!ok addressed the review');
-      await page.keyboard.press('Control+Enter');
+      await page.keyboard.press('Enter');
       await page.getByTestId('line-comment-form').waitFor({ state: 'detached' });
       assert.equal(await activeTestid(page), 'diff-line-gutter');
 
@@ -183,7 +183,7 @@ describe('line comments', { timeout: 60_000 }, () => {
       await page.keyboard.type('Also say goodbye.\n!write bye.txt bye\n!ok said goodbye');
       assert.ok(await send.isEnabled(), 'a request alone is enough');
       assert.match(await page.getByTestId('diff-unsent').textContent(), /Your request goes back to the agent/);
-      await page.keyboard.press('Control+Enter');
+      await page.keyboard.press('Enter');
       await page.waitForFunction(
         (first) => {
           const r = document.querySelector('[data-testid="task-run-stream"]')?.getAttribute('data-run-id');
