@@ -28,6 +28,10 @@ import { GOOD_KEY, makeWorld } from './world.mjs';
 
 requireBin();
 
+// FIRSTMERGE_SCREENSHOTS=<folder> saves the review (room and drawer) at 1280×800 and 800×600;
+// docs/screenshot.png is its 1280×800 picture.
+const SHOTS = process.env.FIRSTMERGE_SCREENSHOTS || '';
+
 let browser;
 before(async () => {
   browser = await launchBrowser();
@@ -149,6 +153,16 @@ describe('the core loop', { timeout: 180_000 }, () => {
       const mergeButton = page.getByTestId('task-merge-button');
       await mergeButton.waitFor();
       await until('the merge button names main', async () => /Merge into main/.test((await mergeButton.textContent()) ?? ''));
+      if (SHOTS) {
+        // The README's picture, and the drawer at the two sizes a person uses.
+        await mkdir(SHOTS, { recursive: true });
+        for (const [w, h] of [[1280, 800], [800, 600]]) {
+          await page.setViewportSize({ width: w, height: h });
+          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+          await page.screenshot({ path: join(SHOTS, `review-${w}x${h}.png`) });
+        }
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
       await mergeButton.click();
       await page.getByTestId('task-merge-result').waitFor({ timeout: 20_000 });
 
