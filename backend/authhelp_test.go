@@ -28,7 +28,7 @@ func authed(b *Backend) http.Handler {
 // TestTheServedHandlerNeedsTheToken: the composition root wires the token
 // check (a backend built without it would let anyone in).
 func TestTheServedHandlerNeedsTheToken(t *testing.T) {
-	b := e2eBackend(t, nil)
+	b := e2eBackend(t, map[string]string{})
 	for _, h := range []http.Handler{b.Handler(), b.Server().Handler} {
 		if code := e2eDo(t, h, "GET", "/api/runs", nil, nil); code != http.StatusUnauthorized {
 			t.Errorf("GET /api/runs without the token: %d", code)
