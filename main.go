@@ -41,7 +41,13 @@ const usage = `Clawboo Desktop runs many AI coding agents as one team.
 
 Usage:
   clawboo                 open the desktop app
-  clawboo serve [flags]   run headless; open the printed URL in a browser
+  clawboo serve [flags]   run headless; open the printed login link in a browser
+  clawboo open [--home DIR]
+                          open the default browser on a fresh login link to the
+                          running Clawboo
+  clawboo token [--rotate] [--home DIR]
+                          print the API token programs send as
+                          "Authorization: Bearer <token>" (--rotate replaces it)
   clawboo version         print the version
   clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
                           print a config attaching an MCP client (holds the token;
@@ -70,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdout, stderr)
 	case "mcp":
 		return mcpCommand(args[1:], stdout, stderr)
+	case "token":
+		return tokenCommand(args[1:], stdout, stderr)
+	case "open":
+		return openCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "clawboo", version)
 		return 0
@@ -145,6 +155,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		log.Warn("cannot record this instance", "err", err)
 	}
 	fmt.Fprintf(stdout, "Clawboo is serving http://%s/ (home %s)\n", ln.Addr(), cfg.Home)
+	// The API needs this home's token; a browser gets in once through this
+	// link (a one-time code, not the token). `clawboo open` makes another.
+	if link, err := b.LoginURL(); err != nil {
+		log.Warn("no login link", "err", err)
+	} else {
+		fmt.Fprintf(stdout, "Open this link to log in (it works once, for ten minutes; `clawboo open` makes another):\n%s\n", link)
+	}
 	if err := b.Serve(ctx, ln, 10*time.Second); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1

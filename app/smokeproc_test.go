@@ -92,6 +92,7 @@ func (d *desktop) baseURL(t *testing.T) string {
 		port = strings.TrimSpace(string(b))
 		return err == nil && port != "", fmt.Sprint(err)
 	})
+	apiHomes.Store("127.0.0.1:"+port, d.home)
 	return "http://127.0.0.1:" + port
 }
 

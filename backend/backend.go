@@ -72,7 +72,10 @@ type Backend struct {
 	Vault      *vault.Vault
 	Catalog    *runtimes.Catalog
 	API        *api.API
-	log        *slog.Logger
+	// Auth checks the API token of every request over TCP (<home>/api-token,
+	// made at the first start) and mints the browser's one-time login links.
+	Auth *api.Auth
+	log  *slog.Logger
 
 	Board     *board.Board
 	Worktrees *worktree.Manager // nil when git is missing
@@ -130,6 +133,9 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if err := cfg.EnsureHome(); err != nil {
 		return nil, err
 	}
+	if _, err := config.EnsureAPIToken(cfg.Home); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(ctx, cfg.DBPath())
 	if err != nil {
 		return nil, err
@@ -145,7 +151,8 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
-	b := &Backend{Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0)}
+	b := &Backend{Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
+		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home})}
 	if opts, err = b.withOllama(ctx, opts); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("read the Ollama setting: %w", err)
@@ -203,7 +210,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Routines: b.Routines, GatewayCron: b.gatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, Log: log.With("part", "api"), Version: opts.Version,
-		Autostart: config.Autostart{Getenv: opts.Getenv},
+		Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
 	b.Routines.Start()
 	b.startQuota()
@@ -266,6 +273,14 @@ func (b *Backend) openAgents() *agents.Service {
 
 // Handler is the one http.Handler serving the API and the UI.
 func (b *Backend) Handler() http.Handler { return b.API }
+
+// LoginURL is a fresh one-time login link for a browser (after Listen).
+func (b *Backend) LoginURL() (string, error) {
+	if b.BaseURL() == "" {
+		return "", errors.New("not listening yet")
+	}
+	return b.Auth.LoginURL(b.BaseURL())
+}
 
 // Close aborts live runs (bounded by ctx), flushes the ledger and closes the
 // database, then the watchers and the vault.

@@ -102,7 +102,7 @@ func newClaudeRigWith(t *testing.T, ctx context.Context, prep func(user string))
 			t.Errorf("claude children not reaped: %v", err)
 		}
 	})
-	return &claudeRig{b: b, h: b.Handler(), home: home, getenv: getenv, logs: logs, fake: fake}
+	return &claudeRig{b: b, h: authed(b), home: home, getenv: getenv, logs: logs, fake: fake}
 }
 
 // noKey fails when the key or the MCP attach token is in the run's

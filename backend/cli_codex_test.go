@@ -139,7 +139,7 @@ func TestCodexBoardTask(t *testing.T) {
 	defer cancel()
 	e := newCodexEnv(t, ctx)
 	b, fake, home, logs := e.b, e.fake, e.home, e.logs
-	h := b.Handler()
+	h := authed(b)
 
 	name, rt := "Coder", "codex"
 	agent, err := b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})

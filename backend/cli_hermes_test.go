@@ -86,7 +86,7 @@ func newHermesE2E(t *testing.T) *hermesE2E {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	e.h = e.b.Handler()
+	e.h = authed(e.b)
 	return e
 }
 

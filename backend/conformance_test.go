@@ -33,7 +33,7 @@ func confBackend(t *testing.T, home string, env map[string]string) *Backend {
 func runtimeEntry(t *testing.T, b *Backend, id executor.ID) runtimes.Entry {
 	t.Helper()
 	var l runtimes.Listing
-	if code := e2eDo(t, b.Handler(), "GET", "/api/runtimes", nil, &l); code != http.StatusOK {
+	if code := e2eDo(t, authed(b), "GET", "/api/runtimes", nil, &l); code != http.StatusOK {
 		t.Fatalf("list runtimes: %d", code)
 	}
 	for _, e := range l.Runtimes {
@@ -53,7 +53,7 @@ func runtimeEntry(t *testing.T, b *Backend, id executor.ID) runtimes.Entry {
 func TestOllamaConnectIsAKeylessNoOp(t *testing.T) {
 	home := t.TempDir()
 	b := confBackend(t, home, map[string]string{})
-	h := b.Handler()
+	h := authed(b)
 	var res runtimes.ConnectResult
 	if code := e2eDo(t, h, "POST", "/api/runtimes/clawboo-native/connect", map[string]any{"provider": "ollama"}, &res); code != http.StatusOK ||
 		!res.OK || res.ConnectionState != runtimes.StateNeedsAuth {
@@ -91,7 +91,7 @@ func TestOllamaConnectIsAKeylessNoOp(t *testing.T) {
 		t.Fatalf("native ready %v, vault holds the URL %v", b.nativeReady(), b.Vault.Has("OLLAMA_BASE_URL"))
 	}
 	var got struct{ URL *string }
-	if code := e2eDo(t, b.Handler(), "GET", "/api/settings/ollama-base-url", nil, &got); code != http.StatusOK || got.URL == nil || *got.URL != "http://127.0.0.1:11434" {
+	if code := e2eDo(t, authed(b), "GET", "/api/settings/ollama-base-url", nil, &got); code != http.StatusOK || got.URL == nil || *got.URL != "http://127.0.0.1:11434" {
 		t.Fatalf("read back: %d %+v", code, got)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // (it has a parent) is reviewed by the mock critic its description scripts.
 func TestCriticThroughTheBackend(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
-	h := b.Handler()
+	h := authed(b)
 	mustTeam(t, b, "team-critic")
 	var patched struct{ Team teams.Team }
 	if code := e2eDo(t, h, "PATCH", "/api/teams/team-critic", map[string]any{"critic": false}, &patched); code != http.StatusOK || patched.Team.Critic {

@@ -64,7 +64,7 @@ func TestGitLinkAttackThroughNativeWriteFile(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-e2e", "ANTHROPIC_BASE_URL": srv.URL})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h := b.Handler()
+	h := authed(b)
 	name, rt := "Writer", "clawboo-native"
 	cfg := `{"systemPrompt":"You edit files.","primaryProvider":"anthropic","primaryModel":"claude-haiku-4-5",` +
 		`"envVar":"ANTHROPIC_API_KEY","tools":{"memory":false,"tools":false,"tasks":false,"teamchat":false,"shell":false},"maxTurns":10}`
@@ -102,7 +102,7 @@ func TestGitLinkAttackThroughNativeWriteFile(t *testing.T) {
 
 func TestGitLinkAttackThroughMockWrite(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
-	h := b.Handler()
+	h := authed(b)
 	task, _ := attackTask(t, h)
 	pwned := filepath.Join(t.TempDir(), "pwned")
 	var msg []string

@@ -28,7 +28,7 @@ type errAnswer struct {
 // id, and they stay on the task.
 func TestLineCommentsSendBack(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
-	h := b.Handler()
+	h := authed(b)
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Say hello", "description": "!write hello.txt hi",
@@ -187,7 +187,7 @@ func waitRunEnded(t *testing.T, h http.Handler, id string) store.Run {
 // works on the task, but sending them back waits for it to end.
 func TestLineCommentsSendBackWhileRunning(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
-	h := b.Handler()
+	h := authed(b)
 	var created struct{ Task board.Task }
 	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Slow", "description": "!write a.txt x\n!silent 2000",
 		"repoPath": e2eRepo(t), "kind": "code"}, &created); code != http.StatusCreated {

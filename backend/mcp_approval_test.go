@@ -37,7 +37,7 @@ func TestToolApprovalEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(b.Handler())
+	srv := httptest.NewServer(authed(b))
 	defer func() {
 		srv.CloseClientConnections()
 		srv.Close()

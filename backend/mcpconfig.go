@@ -170,7 +170,7 @@ func RotateMCPToken(ctx context.Context, o MCPConfigOptions) (note string, err e
 		return "", err
 	}
 	if !guessed {
-		served, err := rotateOnServer(ctx, port)
+		served, err := rotateOnServer(ctx, cfg.Home, port)
 		if err != nil {
 			return "", err
 		}
@@ -196,15 +196,20 @@ func RotateMCPToken(ctx context.Context, o MCPConfigOptions) (note string, err e
 	return "no server is listening; the new attach token is served from its next start", nil
 }
 
-// rotateOnServer asks the server at port to rotate. served is false (and
+// rotateOnServer asks the server at port (serving home) to rotate. served is false (and
 // err nil) when nothing listens there; any answer but 200 is an error.
-func rotateOnServer(ctx context.Context, port int) (served bool, err error) {
+func rotateOnServer(ctx context.Context, home string, port int) (served bool, err error) {
 	u := "http://127.0.0.1:" + strconv.Itoa(port) + "/api/mcp/token/rotate"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
 	if err != nil {
 		return false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	// The API answers only holders of this home's token (a home never
+	// served from has none: nothing listens for it either).
+	if tok, err := config.ReadAPIToken(home); err == nil {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := (&http.Client{Timeout: 15 * time.Second}).Do(req)
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return false, nil

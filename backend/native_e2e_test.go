@@ -105,7 +105,7 @@ func TestNativeE2EBoardTask(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-e2e", "ANTHROPIC_BASE_URL": srv.URL})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h := b.Handler()
+	h := authed(b)
 
 	// The agent: native, pinned model, memory on and the board read-write.
 	name, rt := "Planner", "clawboo-native"

@@ -64,7 +64,7 @@ func noSecretOnDisk(t *testing.T, home string, secrets ...string) {
 
 func TestOpenClawSettingsAPI(t *testing.T) {
 	b := e2eBackend(t, map[string]string{})
-	h := b.Handler()
+	h := authed(b)
 	var s struct {
 		URL, URLSource, TokenMasked, TokenSource string
 		TokenSet                                 bool
@@ -104,7 +104,7 @@ func TestOpenClawSettingsFromTheEnvironmentWin(t *testing.T) {
 		URL, URLSource, TokenSource string
 		TokenSet                    bool
 	}
-	e2eDo(t, b.Handler(), "GET", "/api/openclaw/settings", nil, &s)
+	e2eDo(t, authed(b), "GET", "/api/openclaw/settings", nil, &s)
 	if s.URL != "ws://127.0.0.1:7" || s.URLSource != "env" || !s.TokenSet || s.TokenSource != "env" {
 		t.Fatalf("%+v", s)
 	}
@@ -126,7 +126,7 @@ func TestOpenClawOnTheRealGateway(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
 	b := e2eBackendLogged(t, home, env, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	h := b.Handler()
+	h := authed(b)
 	if code := e2eDo(t, h, "PUT", "/api/openclaw/settings", map[string]any{"url": g.URL, "token": ocToken}, nil); code != http.StatusOK {
 		t.Fatalf("settings %d", code)
 	}

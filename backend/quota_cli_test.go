@@ -40,7 +40,7 @@ func TestCodexUsageWindowsLandInTheLedger(t *testing.T) {
 		t.Fatalf("run: %+v %v", r, err)
 	}
 	var l quotaAnswer
-	if code := e2eDo(t, e.b.Handler(), "GET", "/api/quota", nil, &l); code != http.StatusOK {
+	if code := e2eDo(t, authed(e.b), "GET", "/api/quota", nil, &l); code != http.StatusOK {
 		t.Fatalf("GET /api/quota: %d", code)
 	}
 	got := map[string]float64{}
@@ -57,7 +57,7 @@ func TestCodexUsageWindowsLandInTheLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	var refused struct{ Reason, Error string }
-	code := e2eDo(t, e.b.Handler(), "POST", "/api/runtimes/codex/run", map[string]any{"taskId": task.ID}, &refused)
+	code := e2eDo(t, authed(e.b), "POST", "/api/runtimes/codex/run", map[string]any{"taskId": task.ID}, &refused)
 	if code != http.StatusUnprocessableEntity || refused.Reason != "quota" || !strings.HasPrefix(refused.Error, "Codex five-hour window at 97 %") {
 		t.Fatalf("the task is deferred: %d %+v", code, refused)
 	}

@@ -50,7 +50,7 @@ func newQuotaRig(t testing.TB) *quotaRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	q.b, q.h, q.home = b, b.Handler(), home
+	q.b, q.h, q.home = b, authed(b), home
 	return q
 }
 

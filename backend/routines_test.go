@@ -38,7 +38,7 @@ func newRoutineRig(t *testing.T, env map[string]string) *routineRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &routineRig{b: b, h: b.Handler(), agent: ag, logs: logs}
+	return &routineRig{b: b, h: authed(b), agent: ag, logs: logs}
 }
 
 // create makes a schedule through the API (due at 02:00, so only run now

@@ -77,7 +77,7 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(b.Handler())
+	srv := httptest.NewServer(authed(b))
 	var seen bytes.Buffer
 	call := func(method, path, body string) {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -109,7 +109,12 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	apiToken, err := config.ReadAPIToken(home)
+	if err != nil {
+		t.Fatal(err)
+	}
 	needles := [][]byte{
+		[]byte(apiToken), // the API token: only in <home>/api-token
 		[]byte(sentinel),
 		[]byte(base64.StdEncoding.EncodeToString([]byte(sentinel))[:24]),
 		[]byte(hex.EncodeToString([]byte(sentinel))[:24]),
@@ -126,6 +131,9 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 	err = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if p == config.APITokenPath(home) {
+			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {

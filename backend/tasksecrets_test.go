@@ -36,7 +36,7 @@ func TestTaskSecretsComeFromTheVaultByName(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-e2e", "ANTHROPIC_BASE_URL": srv.URL})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	h := b.Handler()
+	h := authed(b)
 
 	repo := e2eRepo(t)
 	// The scripts check the value by its digest: a command naming the

@@ -80,7 +80,7 @@ func sseSeqs(ctx context.Context, url string, got chan<- int64) error {
 // room exactly once, in order.
 func TestTeamRoomReachesTenClientsWithNoLoss(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1"})
-	srv := httptest.NewServer(b.Handler())
+	srv := httptest.NewServer(authed(b))
 	defer srv.Close()
 	team := mockTeam(t, b, 10)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -102,10 +102,10 @@ func TestTeamRoomReachesTenClientsWithNoLoss(t *testing.T) {
 		fmt.Fprintf(&msg, "!delegate @M%d !ok child %d\n", i, i)
 	}
 	msg.WriteString("!ok fanned out")
-	if code := e2eDo(t, b.Handler(), "POST", "/api/teams/"+team.ID+"/chat", map[string]any{"message": msg.String()}, nil); code != http.StatusAccepted {
+	if code := e2eDo(t, authed(b), "POST", "/api/teams/"+team.ID+"/chat", map[string]any{"message": msg.String()}, nil); code != http.StatusAccepted {
 		t.Fatalf("chat: %d", code)
 	}
-	rg := &teamRig{b: b, h: b.Handler(), team: team}
+	rg := &teamRig{b: b, h: authed(b), team: team}
 	rg.waitPost(t, "of the follow-up", func(p wirePost) bool { return p.AuthorName == "M0" && p.Body == "mock run complete" })
 	posts := rg.posts(t)
 	want := posts[len(posts)-1].Seq

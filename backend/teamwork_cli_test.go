@@ -95,7 +95,7 @@ func newMixedRig(t *testing.T, ctx context.Context) *mixedRig {
 			t.Fatal(err)
 		}
 	}
-	rg.b, rg.h = b, b.Handler()
+	rg.b, rg.h = b, authed(b)
 	return rg
 }
 

@@ -34,7 +34,7 @@ func TestNativeTeamFromOnboardingEndToEnd(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-team-e2e", "ANTHROPIC_BASE_URL": srv.URL})
-	h := b.Handler()
+	h := authed(b)
 	repo := e2eRepo(t)
 
 	var state struct {
@@ -185,7 +185,7 @@ func TestTeamMailReachesALiveNativeRunAsASignal(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-team-signal", "ANTHROPIC_BASE_URL": srv.URL})
-	h := b.Handler()
+	h := authed(b)
 	var seeded struct{ Team teams.Team }
 	if code := e2eDo(t, h, "POST", "/api/onboarding/seed-native-team", map[string]any{"provider": "anthropic"}, &seeded); code != http.StatusCreated {
 		t.Fatalf("seed: %d", code)
@@ -240,7 +240,7 @@ func TestTeamMessageToABusyMemberJoinsItsLiveTurn(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-team-steer", "ANTHROPIC_BASE_URL": srv.URL})
-	h := b.Handler()
+	h := authed(b)
 	var seeded struct{ Team teams.Team }
 	if code := e2eDo(t, h, "POST", "/api/onboarding/seed-native-team", map[string]any{"provider": "anthropic"}, &seeded); code != http.StatusCreated {
 		t.Fatalf("seed: %d", code)

@@ -49,7 +49,7 @@ func newRestartHome(t *testing.T, crash bool) *restartHome {
 	rh.open(t)
 	repo := e2eRepo(t)
 	ctx := context.Background()
-	h := rh.b.Handler()
+	h := authed(rh.b)
 	all := []*restartTeam{
 		// The child holds on for 5 s (long enough to be caught running,
 		// short enough that its second run soon ends), then answers.
@@ -174,7 +174,7 @@ func (rh *restartHome) crashTo(t *testing.T, snap string) {
 func (rh *restartHome) posts(t *testing.T, tm *restartTeam) []wirePost {
 	t.Helper()
 	var out struct{ Posts []wirePost }
-	if code := e2eDo(t, rh.b.Handler(), "GET", "/api/teams/"+tm.id+"/chat?after=0&limit=500", nil, &out); code != http.StatusOK {
+	if code := e2eDo(t, authed(rh.b), "GET", "/api/teams/"+tm.id+"/chat?after=0&limit=500", nil, &out); code != http.StatusOK {
 		t.Fatalf("posts: %d", code)
 	}
 	return out.Posts
@@ -235,7 +235,7 @@ func (rh *restartHome) taskStatus(t *testing.T, id string) string {
 	var task struct {
 		Task struct{ Status string }
 	}
-	if code := e2eDo(t, rh.b.Handler(), "GET", "/api/board/"+id, nil, &task); code != http.StatusOK {
+	if code := e2eDo(t, authed(rh.b), "GET", "/api/board/"+id, nil, &task); code != http.StatusOK {
 		t.Fatalf("task %s: %d", id, code)
 	}
 	return task.Task.Status
@@ -297,7 +297,7 @@ func restartMidDelegation(t *testing.T, crash bool) {
 		return func(p wirePost) bool { return p.AuthorName == tm.lead && p.Body == "mock run complete" }
 	}
 	for _, tm := range rh.teams {
-		if code := e2eDo(t, rh.b.Handler(), "POST", "/api/teams/"+tm.id+"/chat", map[string]any{"message": tm.msg}, nil); code != http.StatusAccepted {
+		if code := e2eDo(t, authed(rh.b), "POST", "/api/teams/"+tm.id+"/chat", map[string]any{"message": tm.msg}, nil); code != http.StatusAccepted {
 			t.Fatalf("chat %s: %d", tm.name, code)
 		}
 	}

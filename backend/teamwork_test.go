@@ -30,7 +30,7 @@ type teamRig struct {
 func newTeamRig(t *testing.T) *teamRig {
 	t.Helper()
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
-	rg := &teamRig{b: b, h: b.Handler(), repo: e2eRepo(t), ids: map[string]string{}}
+	rg := &teamRig{b: b, h: authed(b), repo: e2eRepo(t), ids: map[string]string{}}
 	ctx := context.Background()
 	for _, name := range []string{"Lead", "Coder", "Researcher"} {
 		n, rt := name, "clawboo-mock"

@@ -106,9 +106,10 @@ func newAgentFixture(t *testing.T) *agentFixture {
 		},
 		LiveAgent: sup.AgentLive,
 	})
+	au, tok := testAuth(t)
 	a := New(Options{Store: st, Supervisor: sup, Catalog: cat, Board: bd, BoardEvents: boardEvents, Worktrees: wm,
-		Budget: led, BudgetEvents: budgetEvents, Agents: svc, Version: "test"})
-	srv := httptest.NewServer(a)
+		Budget: led, BudgetEvents: budgetEvents, Agents: svc, Version: "test", Auth: au})
+	srv := httptest.NewServer(withToken(a, tok))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -12,6 +12,11 @@
 //     loopback name gets 403 (DNS rebinding), and so does a state-changing
 //     request whose Origin is not this server's own. Requests the desktop
 //     webview makes in-process are marked and exempt from the Host check.
+//   - Every request over TCP needs the home's API token (a Bearer header or
+//     the login link's session cookie) but GET /api/health, the UI's static
+//     assets and the MCP mount: without it, 401 saying how to get in
+//     (auth.go). Every route is registered through routeMux, which records
+//     it for the test that walks them all.
 //   - Handlers never return a secret and never log a request body.
 //   - A client that disconnects does not stop a run.
 package api
@@ -97,7 +102,10 @@ type Options struct {
 	Autostart config.Autostart
 	// UI is the built frontend (the contents of frontend/dist); nil serves
 	// a page that says the UI was not built.
-	UI      fs.FS
+	UI fs.FS
+	// Auth checks every request over TCP for the home's API token (auth.go;
+	// nil: only GET /api/health, the MCP mount and in-process requests pass).
+	Auth    *Auth
 	Log     *slog.Logger
 	Version string
 }
@@ -105,7 +113,7 @@ type Options struct {
 // API is the backend's http.Handler.
 type API struct {
 	opts Options
-	mux  *http.ServeMux
+	mux  *routeMux
 	ui   http.Handler
 	desk desktop // open.go: the zero value starts real programs
 }
@@ -115,7 +123,7 @@ func New(opts Options) *API {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{opts: opts, mux: http.NewServeMux()}
+	a := &API{opts: opts, mux: newRouteMux()}
 	a.ui = newUIHandler(opts.UI)
 	a.routes()
 	return a
@@ -146,6 +154,7 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) routes() {
 	a.mux.Handle("/api/health", methods{"GET": a.health})
+	a.mux.Handle("/api/login-link", methods{"POST": a.postLoginLink})
 	a.mux.Handle("/api/runtimes", methods{"GET": a.listRuntimes})
 	a.mux.Handle("/api/runtimes/{id}/run", methods{"POST": a.startRun})
 	a.mux.Handle("/api/runtimes/{id}/install", methods{"POST": a.install})
@@ -225,6 +234,9 @@ func inProcess(r *http.Request) bool { v, _ := r.Context().Value(inProcessKey{})
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !inProcess(r) && !loopbackHost(r.Host) {
 		writeError(w, http.StatusForbidden, "forbidden: host %q is not a loopback name", r.Host)
+		return
+	}
+	if !a.gate(w, r) {
 		return
 	}
 	if stateChanging(r.Method) && !sameOrigin(r) {

@@ -41,6 +41,8 @@ type fixture struct {
 	env    map[string]string // the fixture's process environment
 	board  *board.Board
 	ledger *budget.Ledger
+	auth   *Auth  // the API's token checker (srv's clients send the token)
+	token  string // the home's API token
 }
 
 func newFixtureB(b *testing.B) *fixture { return newFixtureTB(b, nil) }
@@ -91,8 +93,10 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 	if ui != nil {
 		opts.UI = ui
 	}
+	au, tok := testAuth(t)
+	opts.Auth = au
 	a := New(opts)
-	srv := httptest.NewServer(a)
+	srv := httptest.NewServer(withToken(a, tok))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -108,7 +112,7 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 		boardEvents.Close()
 		budgetEvents.Close()
 	})
-	return &fixture{srv: srv, st: st, sup: sup, api: a, vault: v, cat: cat, home: home, env: env, board: bd, ledger: led}
+	return &fixture{srv: srv, st: st, sup: sup, api: a, vault: v, cat: cat, home: home, env: env, board: bd, ledger: led, auth: au, token: tok}
 }
 
 func (f *fixture) do(t *testing.T, method, path, body string, hdr ...string) (int, http.Header, []byte) {

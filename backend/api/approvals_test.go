@@ -27,7 +27,7 @@ func withApprovals(t *testing.T, o func(*Options)) (*fixture, *approval.Queue) {
 	}
 	g := *f
 	g.api = New(opts)
-	g.srv = httptest.NewServer(g.api)
+	g.srv = httptest.NewServer(withToken(g.api, f.token))
 	t.Cleanup(func() {
 		g.srv.CloseClientConnections()
 		g.srv.Close()

@@ -19,7 +19,7 @@ func TestMCPConfigMasksTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hub.Close()
-	srv := httptest.NewServer(New(Options{MCP: hub}))
+	srv := httptest.NewServer(authedAPI(t, Options{MCP: hub}))
 	defer srv.Close()
 
 	resp, err := http.Get(srv.URL + "/api/mcp/config")
@@ -60,7 +60,7 @@ func TestMCPConfigMasksTheToken(t *testing.T) {
 	}
 
 	// A wired base URL wins; a webview request without one gets the default.
-	a := New(Options{MCP: hub, MCPBaseURL: func() string { return "http://127.0.0.1:18801" }})
+	a := authedAPI(t, Options{MCP: hub, MCPBaseURL: func() string { return "http://127.0.0.1:18801" }})
 	rec := httptest.NewRecorder()
 	a.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/config", nil))
 	if !strings.Contains(rec.Body.String(), `"baseUrl":"http://127.0.0.1:18801"`) {
@@ -75,7 +75,7 @@ func TestMCPConfigMasksTheToken(t *testing.T) {
 
 	// No hub: 503, as JSON; a POST: 405.
 	rec = httptest.NewRecorder()
-	New(Options{}).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/config", nil))
+	authedAPI(t, Options{}).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/config", nil))
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error"`) {
 		t.Fatal(rec.Code, rec.Body.String())
 	}
@@ -96,7 +96,7 @@ func TestMCPMountGates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hub.Close()
-	srv := httptest.NewServer(New(Options{MCP: hub}))
+	srv := httptest.NewServer(authedAPI(t, Options{MCP: hub}))
 	defer srv.Close()
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	for _, tc := range []struct {
@@ -143,7 +143,7 @@ func TestMCPTokenRotate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hub.Close()
-	srv := httptest.NewServer(New(Options{MCP: hub}))
+	srv := httptest.NewServer(authedAPI(t, Options{MCP: hub}))
 	defer srv.Close()
 	init := func(tok string) int {
 		req, _ := http.NewRequest("POST", srv.URL+"/mcp/tasks", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
@@ -174,14 +174,14 @@ func TestMCPTokenRotate(t *testing.T) {
 		t.Fatal("the old token is still served, or the new one is not")
 	}
 	rec := httptest.NewRecorder()
-	New(Options{MCP: hub}).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/token/rotate", nil))
+	authedAPI(t, Options{MCP: hub}).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/api/mcp/token/rotate", nil))
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Fatal(rec.Code)
 	}
 	rec = httptest.NewRecorder()
 	req := httptest.NewRequest("POST", "http://127.0.0.1/api/mcp/token/rotate", strings.NewReader("{}"))
 	req.Header.Set("Content-Type", "application/json")
-	New(Options{}).ServeHTTP(rec, req)
+	authedAPI(t, Options{}).ServeHTTP(rec, req)
 	if rec.Code != http.StatusServiceUnavailable {
 		t.Fatal(rec.Code)
 	}

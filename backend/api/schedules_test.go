@@ -47,7 +47,7 @@ func withRoutines(t *testing.T) (*fixture, *routines.Service, *gateFirer) {
 	opts.Routines = svc
 	r := *f
 	r.api = New(opts)
-	r.srv = httptest.NewServer(r.api)
+	r.srv = httptest.NewServer(withToken(r.api, f.token))
 	t.Cleanup(func() {
 		r.srv.CloseClientConnections()
 		r.srv.Close()

@@ -112,7 +112,10 @@ type proc struct {
 func start(b *testing.B, bin string, env ...string) *proc {
 	b.Helper()
 	port := freePort(b)
-	cmd := exec.Command(bin, "serve", "--home", b.TempDir(), "--addr", "127.0.0.1:"+strconv.Itoa(port))
+	home := b.TempDir()
+	homes.Store("127.0.0.1:"+strconv.Itoa(port), home)
+	tokens.Delete("127.0.0.1:" + strconv.Itoa(port))
+	cmd := exec.Command(bin, "serve", "--home", home, "--addr", "127.0.0.1:"+strconv.Itoa(port))
 	cmd.Env = append(append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_VAULT=file"), env...)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -129,7 +132,29 @@ func (p *proc) stop() {
 	}
 }
 
-var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+var client = &http.Client{Transport: tokenTransport{&http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}}
+
+// homes maps a started server's host:port to its home, tokens the token
+// read from <home>/api-token (the server makes it before it listens).
+var homes, tokens sync.Map
+
+// tokenTransport sends each server's API token, as every client of the
+// API must (an external client, like the CLI).
+type tokenTransport struct{ base http.RoundTripper }
+
+func (t tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if tok, ok := tokens.Load(r.URL.Host); ok {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+tok.(string))
+	} else if home, ok := homes.Load(r.URL.Host); ok {
+		if b, err := os.ReadFile(filepath.Join(home.(string), "api-token")); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			tokens.Store(r.URL.Host, strings.TrimSpace(string(b)))
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(b)))
+		}
+	}
+	return t.base.RoundTrip(r)
+}
 
 // firstOK polls url until it answers 200 and returns the elapsed time since
 // begin.

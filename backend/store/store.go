@@ -3,7 +3,8 @@
 //
 // Invariants:
 //   - One file, <home>/clawboo.db, in WAL mode with a busy timeout and
-//     foreign keys on.
+//     foreign keys on; it and its -wal/-shm files are 0600 whatever the
+//     umask or the mode an older build left.
 //   - All writes go through one connection (the writer pool has exactly one
 //     connection) and every write transaction begins IMMEDIATE, so a
 //     read-then-write transaction can never fail with SQLITE_BUSY on upgrade.
@@ -32,6 +33,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +64,11 @@ type Store struct {
 
 // Open opens (creating if needed) the database at path and migrates it.
 func Open(ctx context.Context, path string) (*Store, error) {
+	// SQLite gives the -wal and -shm files the database file's mode, so a
+	// database made (or found) 0600 keeps all three private whatever the umask.
+	if err := privateFile(path); err != nil {
+		return nil, err
+	}
 	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -92,7 +99,27 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open %s for checkpoints: %w", path, err)
 	}
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.Close()
+			return nil, fmt.Errorf("make %s private: %w", p, err)
+		}
+	}
 	return s, nil
+}
+
+// privateFile makes path owner-only (0600), creating it empty when missing
+// (an empty file is a new SQLite database).
+func privateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	f.Close()
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("make %s private: %w", path, err)
+	}
+	return nil
 }
 
 func dsn(path string, readOnly bool) string {

@@ -3,6 +3,7 @@
 // even when a test fails or the runner is interrupted.
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,47 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * The API answers only holders of its home's token (issue 26). Node-side
+ * requests get it here, once for every suite: while a server started by
+ * startServer runs, every fetch to its origin carries
+ * `Authorization: Bearer <token read from <home>/api-token>` unless the
+ * request names an Authorization of its own (pass `rawFetch` to send none).
+ * Browser contexts log in through a fresh one-time link (launchBrowser).
+ */
+const homes = new Map(); // origin -> home of a live server
+export const rawFetch = globalThis.fetch;
+
+/** The API token of the server at origin (read on every use: a test may rotate it). */
+export function tokenFor(origin) {
+  const home = homes.get(new URL(origin).origin);
+  if (!home) throw new Error(`no server started by the harness serves ${origin}`);
+  return readFileSync(join(home, 'api-token'), 'utf8').trim();
+}
+
+globalThis.fetch = function fetchWithToken(input, init) {
+  let origin;
+  try {
+    origin = new URL(input instanceof Request ? input.url : String(input)).origin;
+  } catch {
+    return rawFetch(input, init);
+  }
+  if (!homes.has(origin)) return rawFetch(input, init);
+  const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+  if (!headers.has('authorization')) headers.set('authorization', `Bearer ${tokenFor(origin)}`);
+  return rawFetch(input, { ...init, headers });
+};
+
+/** Logs a browser context in to the server at url through a fresh one-time login link. */
+export async function loginContext(context, url) {
+  const origin = new URL(url).origin;
+  const res = await fetch(`${origin}/api/login-link`, { method: 'POST' });
+  if (!res.ok) throw new Error(`cannot get a login link from ${origin}: ${res.status} ${await res.text()}`);
+  const { url: link } = await res.json();
+  const page = await context.request.get(link, { maxRedirects: 0 });
+  if (page.status() !== 303) throw new Error(`the login link of ${origin} answered ${page.status()}`);
+}
 
 /** Children to kill if the runner exits without reaching the after() hooks. */
 const children = new Set();
@@ -70,10 +112,15 @@ export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, 
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   exited.then(() => children.delete(child));
 
+  let printedLink;
+  const linkPrinted = new Promise((resolve) => {
+    printedLink = resolve;
+  });
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`clawboo serve printed no URL in 15 s\n${stderr}`)), 15_000);
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
+      if (/^http:\/\/\S+\/\?login=\S+$/.test(line)) printedLink(line);
       const m = /Clawboo is serving (http:\/\/\S+?)\/? \(home/.exec(line);
       if (m) {
         clearTimeout(timer);
@@ -87,6 +134,12 @@ export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, 
     });
   });
 
+  const origin = new URL(url).origin;
+  homes.set(origin, home);
+  exited.then(() => {
+    if (homes.get(origin) === home) homes.delete(origin);
+  });
+
   if (!welcome) {
     // An older backend without the route answers 404: it has no welcome to skip.
     await fetch(`${url}/api/onboarding/skip`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }).catch(() => {});
@@ -98,6 +151,8 @@ export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, 
     home,
     addr: new URL(url).host,
     stderr: () => stderr,
+    /** The one-time login link serve printed on its own line after the serving line. */
+    loginLink: () => linkPrinted,
     /** Kills the process at once, as a crash would: no graceful shutdown. */
     async kill() {
       if (running()) child.kill('SIGKILL');
@@ -116,9 +171,28 @@ export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, 
   };
 }
 
-/** Launches headless Chromium. Playwright gives each launch a fresh temporary profile (user data dir). */
+/**
+ * Launches headless Chromium. Playwright gives each launch a fresh
+ * temporary profile (user data dir). Every context it makes is logged in
+ * (loginContext) to each server the harness runs at that moment.
+ */
 export async function launchBrowser() {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const newContext = browser.newContext.bind(browser);
+  /** A context logged in nowhere (for tests of the login itself). */
+  browser.newContextWithoutLogin = newContext;
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    for (const origin of homes.keys()) {
+      // A server a test has just killed (still in the map until its exit
+      // is seen) refuses the connection: it has nothing to log in to.
+      await loginContext(context, origin).catch((err) => {
+        if (!/ECONNREFUSED|fetch failed/.test(`${err.message} ${err.cause?.code ?? ''}`)) throw err;
+      });
+    }
+    return context;
+  };
+  return browser;
 }
 
 /**

@@ -45,7 +45,47 @@ type server struct {
 	url  string
 	home string
 	errs *lockedBuffer
+	out  *lockedBuffer // stdout after the serving line (the login link)
 	done chan error
+}
+
+// pipeLines hands the first line of stdout to lines and keeps every later
+// one in s.out, reading to the end so the child never blocks on a full
+// pipe; then it reaps the child into s.done.
+func (s *server) pipeLines(stdout io.Reader, lines chan<- string) {
+	s.out = &lockedBuffer{}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		first := true
+		for sc.Scan() {
+			if first {
+				lines <- sc.Text()
+				first = false
+				continue
+			}
+			fmt.Fprintln(s.out, sc.Text())
+		}
+		close(lines)
+		s.done <- s.cmd.Wait()
+	}()
+}
+
+// token is the server's API token, read from <home>/api-token as a client
+// of the API does.
+func (s *server) token(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.home, "api-token"))
+	if err != nil {
+		t.Fatalf("read the API token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// do sends req with the server's API token.
+func (s *server) do(t *testing.T, req *http.Request) (*http.Response, error) {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+s.token(t))
+	return testClient.Do(req)
 }
 
 // lockedBuffer is a child's stderr: exec's copying goroutine writes it
@@ -86,14 +126,7 @@ func startServe(t *testing.T, env []string, args ...string) *server {
 		<-s.done
 	})
 	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		s.done <- cmd.Wait()
-	}()
+	s.pipeLines(stdout, lines)
 	select {
 	case l, ok := <-lines:
 		m := servingLine.FindStringSubmatch(l)
@@ -116,7 +149,11 @@ var testClient = &http.Client{Timeout: 30 * time.Second}
 
 func (s *server) get(t *testing.T, path string) (int, []byte) {
 	t.Helper()
-	resp, err := testClient.Get(s.url + path)
+	req, err := http.NewRequest(http.MethodGet, s.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.do(t, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +164,12 @@ func (s *server) get(t *testing.T, path string) (int, []byte) {
 
 func (s *server) post(t *testing.T, path, body string) (int, []byte) {
 	t.Helper()
-	resp, err := testClient.Post(s.url+path, "application/json", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, s.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.do(t, req)
 	if err != nil {
 		t.Fatal(err)
 	}

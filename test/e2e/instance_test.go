@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,14 +29,7 @@ func serveOn(t *testing.T, home string, env ...string) *server {
 	s := &server{cmd: cmd, home: home, errs: errs, done: make(chan error, 1)}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-s.done })
 	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		s.done <- cmd.Wait()
-	}()
+	s.pipeLines(stdout, lines)
 	select {
 	case l := <-lines:
 		m := servingLine.FindStringSubmatch(l)

@@ -78,7 +78,9 @@ func TestSignalsShutDownCleanly(t *testing.T) {
 			// A client waiting on a run gets its result during shutdown.
 			waited := make(chan string, 1)
 			go func() {
-				resp, err := http.Post(s.url+"/api/runtimes/clawboo-mock/run", "application/json", strings.NewReader(`{"message":"!abort"}`))
+				req, _ := http.NewRequest(http.MethodPost, s.url+"/api/runtimes/clawboo-mock/run", strings.NewReader(`{"message":"!abort"}`))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := s.do(t, req)
 				if err != nil {
 					waited <- err.Error()
 					return
