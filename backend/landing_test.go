@@ -20,7 +20,7 @@ import (
 // waits in review.
 func TestTeamMergeWhenGreenThroughTheBackend(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
-	h := b.Handler()
+	h := authed(b)
 	mustTeam(t, b, "team-green")
 	repo := e2eRepo(t)
 	run := func(title, file string) board.Task {

@@ -24,17 +24,17 @@ type seedAnswer struct {
 func TestWelcomeDemoTeamOnTheMock(t *testing.T) {
 	off := e2eBackend(t, map[string]string{})
 	var state struct{ Demo bool }
-	if code := e2eDo(t, off.Handler(), "GET", "/api/onboarding/state", nil, &state); code != http.StatusOK || state.Demo {
+	if code := e2eDo(t, authed(off), "GET", "/api/onboarding/state", nil, &state); code != http.StatusOK || state.Demo {
 		t.Fatalf("without the mock: %d demo=%v", code, state.Demo)
 	}
 	var refused seedAnswer
-	if code := e2eDo(t, off.Handler(), "POST", "/api/onboarding/seed-demo-team", map[string]any{}, &refused); code != http.StatusConflict ||
+	if code := e2eDo(t, authed(off), "POST", "/api/onboarding/seed-demo-team", map[string]any{}, &refused); code != http.StatusConflict ||
 		!strings.Contains(refused.Error, "CLAWBOO_ENABLE_MOCK_RUNTIME=1") {
 		t.Fatalf("demo without the mock: %d %q", code, refused.Error)
 	}
 
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1"})
-	h := b.Handler()
+	h := authed(b)
 	if code := e2eDo(t, h, "GET", "/api/onboarding/state", nil, &state); code != http.StatusOK || !state.Demo {
 		t.Fatalf("with the mock: %d demo=%v", code, state.Demo)
 	}
@@ -84,7 +84,7 @@ func TestWelcomeDemoTeamOnTheMock(t *testing.T) {
 // shell on for the Coder only; left off, no member has it.
 func TestWelcomeCoderMayAskToRunCommands(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-welcome"})
-	h := b.Handler()
+	h := authed(b)
 	for _, on := range []bool{true, false} {
 		var seeded seedAnswer
 		if code := e2eDo(t, h, "POST", "/api/onboarding/seed-native-team", map[string]any{"provider": "anthropic", "coderShell": on}, &seeded); code != http.StatusCreated {

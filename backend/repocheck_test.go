@@ -66,7 +66,7 @@ type refusal struct {
 // and nothing is created or changed; a real repository is accepted.
 func TestEveryRouteChecksItsRepository(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-repocheck", "CLAWBOO_ENABLE_MOCK_RUNTIME": "1"})
-	h := b.Handler()
+	h := authed(b)
 	ctx := context.Background()
 	good := e2eRepo(t)
 
