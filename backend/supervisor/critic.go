@@ -125,7 +125,7 @@ func (c criticRunner) Run(ctx context.Context, prompt, dir string, round int) (s
 	sc := l.task.scopes
 	p := StartParams{RuntimeID: l.params.RuntimeID, Message: prompt, AgentID: l.params.AgentID, Model: l.params.Model,
 		Reason: "critic", SessionKey: fmt.Sprintf("review:%s:%d:%s", l.task.task.ID, round, ulid.Make()),
-		workDir: dir, scopes: &sc, hider: l.hider}
+		workDir: dir, scopes: &sc, hider: l.hider, title: criticTitle(l.task.task.Title, round)}
 	h, err := l.s.Start(ctx, p)
 	if err != nil {
 		return "", "", err
@@ -138,4 +138,12 @@ func (c criticRunner) Run(ctx context.Context, prompt, dir string, round int) (s
 		return h.ID, "", errors.New("its run ended " + firstNonEmpty(run.Error, run.Status))
 	}
 	return h.ID, run.Summary, nil
+}
+
+// criticTitle is what people read for a review run: the task by its title.
+func criticTitle(task string, round int) string {
+	if round > 1 {
+		return fmt.Sprintf("Critic review of %q (round %d)", task, round)
+	}
+	return fmt.Sprintf("Critic review of %q", task)
 }

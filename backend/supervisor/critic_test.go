@@ -24,12 +24,12 @@ func criticTask(t *testing.T, e *taskEnv, mode string, critics ...string) board.
 	return e.task(t, board.NewTask{Title: "add a greeting", Description: desc, ParentID: parent.ID, VerifyCommand: "test -f hello.txt", Critic: mode})
 }
 
-// criticRuns are the ids of the critic's runs so far (their ledger title is
-// the review prompt's first line).
+// criticRuns are the ids of the critic's runs so far: their ledger title
+// names the task by its title (never its id), their session key its id.
 func criticRuns(t *testing.T, e *taskEnv, taskID string) []string {
 	t.Helper()
-	rows, err := e.st.Reader().QueryContext(context.Background(), `SELECT id FROM runs WHERE task_id IS NULL AND title LIKE ? ORDER BY created_at, id`,
-		"You are the reviewer of task "+taskID+"%")
+	rows, err := e.st.Reader().QueryContext(context.Background(), `SELECT id FROM runs WHERE task_id IS NULL AND title LIKE 'Critic review of "%'
+		AND session_key LIKE ? ORDER BY created_at, id`, "review:"+taskID+":%")
 	if err != nil {
 		t.Fatal(err)
 	}

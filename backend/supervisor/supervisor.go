@@ -235,6 +235,7 @@ type StartParams struct {
 	Carry Carry
 
 	workDir string // the task's worktree, set by the runner
+	title   string // what people read for the run ("" = the message's first line): never an id
 	// scopes charges an ad-hoc run to a task's budgets (the critic's),
 	// and hider hides that task's secret values in what it records (the
 	// diff it reviews may hold one).
@@ -260,6 +261,7 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 			return nil, err
 		}
 		p.Message = taskMessage(tc.task, p.Message)
+		p.title = tc.task.Title
 	} else {
 		// An ad-hoc run (an agent's chat) is refused by a paused agent cap
 		// as a task run is.
@@ -316,7 +318,7 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	// until the run ends, the live view answers for it, and a row that
 	// cannot be written stops the run like any lost event.
 	create := op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
-		title: title(p.Message), prompt: l.view.Prompt, at: now, model: p.Model, onFail: l.persistFailed, reviewKey: reviewKey(p.SessionKey)}
+		title: l.view.Title, prompt: l.view.Prompt, at: now, model: p.Model, onFail: l.persistFailed, reviewKey: reviewKey(p.SessionKey)}
 	if tc != nil {
 		// A claim already names this run: its row must exist before the
 		// run can do anything, or a crash right now would leave a claim

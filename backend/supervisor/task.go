@@ -92,7 +92,7 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	runID := ulid.Make().String()
 	// Answer for the run from the moment the claim can name it (the board
 	// publishes the claimed task before Claim returns) until it is live.
-	s.claimed(runID, store.Run{ID: runID, RuntimeID: string(a.ID()), TaskID: &t.ID, Title: title(taskMessage(t, p.Message)),
+	s.claimed(runID, store.Run{ID: runID, RuntimeID: string(a.ID()), TaskID: &t.ID, Title: title(t.Title),
 		Status: store.RunStarting, CreatedAt: s.opts.Now().UnixMilli()})
 	claimed, err := s.opts.Board.Claim(ctx, t.ID, board.ClaimSpec{AgentID: p.AgentID, Runtime: string(a.ID()), RunID: runID})
 	if err != nil {

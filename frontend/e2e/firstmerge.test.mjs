@@ -85,6 +85,9 @@ describe('the core loop', { timeout: 180_000 }, () => {
     git('commit', '-q', '-m', 'initial commit');
 
     const use = (r) => ({ ...r, usage: { input: 1000, output: 100 } });
+    // The critic reviews the delegated change after its verify passed (backend/review): it finds
+    // nothing. Scripted first, so its prompt is matched before the Coder's system prompt it also holds.
+    chat.pushWhen('You are the reviewer of task', use(text('{"findings":[]}')));
     chat.pushWhen(
       LEAD_PROMPT,
       use(tools({ id: 'call_d1', name: 'delegate', args: { assignee: '@Coder', task: TITLE, kind: 'code' } })),
@@ -134,6 +137,8 @@ describe('the core loop', { timeout: 180_000 }, () => {
       await report.first().waitFor({ timeout: 30_000 });
       assert.match(await report.first().textContent(), /in review/);
       await report.first().getByTestId('team-post-diff').waitFor();
+      // The leader hears of it ([Task Update]) and tells the person it waits for review.
+      await page.locator('[data-testid="team-post"]').filter({ hasText: 'NOTES.md is ready for your review.' }).first().waitFor({ timeout: 30_000 });
       const roomText = await page.getByTestId('team-posts').textContent();
       assert.ok(!roomText.includes(task.id), `the room shows the task's id where people read:\n${roomText}`);
 
@@ -150,6 +155,11 @@ describe('the core loop', { timeout: 180_000 }, () => {
       // 6. From the room to the review: the link opens the task's drawer, which names the base.
       await report.first().getByTestId('team-post-task').click();
       await page.waitForSelector(`[data-testid="task-drawer"][data-task-id="${task.id}"]`);
+      // The board behind the drawer is filtered to the team, by its name.
+      const { team } = await get(`/api/teams/${encodeURIComponent(teamId)}`);
+      await until('the team filter names the team', async () =>
+        page.$eval('[data-testid="board-team"]', (el) => el.selectedOptions[0]?.textContent ?? '').then((t) => t === team.name),
+      );
       const mergeButton = page.getByTestId('task-merge-button');
       await mergeButton.waitFor();
       await until('the merge button names main', async () => /Merge into main/.test((await mergeButton.textContent()) ?? ''));
@@ -197,6 +207,11 @@ describe('the core loop', { timeout: 180_000 }, () => {
         const { tasks } = await get(`/api/board?teamId=${encodeURIComponent(teamId)}`);
         return tasks.find((t) => !t.parentId)?.status === 'done';
       });
+      // Every run of the path succeeded: the leader's turns, the Coder's task run and the critic's review.
+      const { runs } = await get('/api/runs?limit=200');
+      const failed = runs.filter((r) => r.status !== 'succeeded');
+      assert.deepEqual(failed.map((r) => [r.title, r.status, r.error]), [], 'no run of the path failed');
+      assert.deepEqual(chat.pending(), {}, 'every scripted answer was asked for');
       assert.deepEqual(unexpected(problems), []);
     } catch (err) {
       err.message += `\n--- fake chat requests: ${chat.requests.length}, pending ${JSON.stringify(chat.pending())}\n--- server stderr (tail):\n${world.server.stderr().slice(-3000)}`;
