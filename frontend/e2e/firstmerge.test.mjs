@@ -163,6 +163,8 @@ describe('the core loop', { timeout: 180_000 }, () => {
       const mergeButton = page.getByTestId('task-merge-button');
       await mergeButton.waitFor();
       await until('the merge button names main', async () => /Merge into main/.test((await mergeButton.textContent()) ?? ''));
+      // The diff is there to read before the person merges.
+      await page.waitForSelector('[data-testid="task-diff"][data-changed="true"]', { timeout: 20_000 });
       if (SHOTS) {
         // The README's picture, and the drawer at the two sizes a person uses.
         await mkdir(SHOTS, { recursive: true });
