@@ -115,6 +115,10 @@ describe('approvals', () => {
     assert.ok(started.status < 300, JSON.stringify(started.json));
     const runId = started.json.runId;
     assert.ok(runId, JSON.stringify(started.json));
+    // A real task, so the card can name it by its title (never its id).
+    const made = await api('POST', '/api/board', { title: 'Check that echo works', kind: 'research' });
+    assert.ok(made.status < 300, JSON.stringify(made.json));
+    const taskId = made.json.task.id;
     const now = Date.now();
     const request = {
       id: 'ap-run-1',
@@ -123,7 +127,7 @@ describe('approvals', () => {
       command: 'echo hi',
       folder: '/tmp/wt',
       agentId: 'builder',
-      taskId: 'T-1',
+      taskId,
       runId,
       reason: 'Check that echo works.',
       risk: 'medium',
@@ -148,7 +152,11 @@ describe('approvals', () => {
       const c = pane.locator('[data-testid="approval-card"][data-approval-id="ap-run-1"]');
       assert.equal(await c.getByTestId('approval-program').textContent(), 'echo hi');
       assert.equal(await c.getByTestId('approval-folder').textContent(), '/tmp/wt');
-      assert.equal(await c.getByTestId('approval-task').getAttribute('href'), '#/board/T-1');
+      assert.equal(await c.getByTestId('approval-task').getAttribute('href'), `#/board/${taskId}`);
+      await page.waitForFunction(
+        (id) => /Check that echo works/.test(document.querySelector(`[data-approval-id="${id}"] [data-testid="approval-task"]`)?.textContent ?? ''),
+        'ap-run-1',
+      );
       assert.equal((await page.getByTestId('approvals-badge').textContent()).trim(), '1');
       await c.getByTestId('approval-allow').click();
       await pane.waitFor({ state: 'detached' });

@@ -170,7 +170,8 @@ describe('board', { timeout: 60_000 }, () => {
       await waitStatus(page, 'in_review');
       const stream = page.getByTestId('task-run-stream');
       await waitText(page, 'run-status', /^succeeded$/, 5_000, stream);
-      assert.equal(await stream.getByTestId('run-output').textContent(), 'startedfinished');
+      // Text after the write is a new paragraph, never glued to the text before it.
+      assert.equal(await stream.getByTestId('run-output').textContent(), 'started\n\nfinished');
       assert.ok(await stream.locator('[data-testid="tool-call"][data-tool-name="write_file"]').count(), 'the write shows as a tool call');
 
       // The diff of its worktree, the cost of its run, and the worktree itself.

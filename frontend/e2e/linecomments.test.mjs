@@ -19,6 +19,15 @@ import { makeRepoIn } from './repos.mjs';
 
 requireBin();
 
+/** Types text into the focused composer, each line break as Shift+Enter (Enter alone sends). */
+async function typeLines(page, text) {
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (i) await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type(line);
+  }
+}
+
 let server;
 let browser;
 let scratch;
@@ -76,11 +85,11 @@ describe('line comments', { timeout: 60_000 }, () => {
       assert.equal(await activeTestid(page), 'diff-line-gutter');
       assert.equal(await page.getByTestId('line-comment').count(), 0);
 
-      // Space opens it too; Ctrl+Enter saves. The comment's further lines
+      // Space opens it too; Enter saves (Shift+Enter is a new line). The comment's further lines
       // are mock directives, so the new run shows it got the comments.
       await page.keyboard.press('Space');
       await page.getByTestId('line-comment-form').waitFor();
-      await page.keyboard.type('Say hello properly.\n!silent 1500\n!write reviewed.txt fixed\n!ok addressed the review');
+      await typeLines(page, 'Say hello properly.\n!silent 1500\n!write reviewed.txt fixed\n!ok addressed the review');
       await page.keyboard.press('Enter');
       await page.getByTestId('line-comment-form').waitFor({ state: 'detached' });
       assert.equal(await activeTestid(page), 'diff-line-gutter');
@@ -178,9 +187,9 @@ describe('line comments', { timeout: 60_000 }, () => {
       await send.waitFor();
       assert.equal(await send.textContent(), 'Request changes');
       assert.ok(await send.isDisabled(), 'nothing to send yet');
-      // Keyboard only: the request box, then Ctrl+Enter sends it.
+      // Keyboard only: the request box, then Enter sends it (Shift+Enter: a new line).
       await page.getByTestId('diff-request').focus();
-      await page.keyboard.type('Also say goodbye.\n!write bye.txt bye\n!ok said goodbye');
+      await typeLines(page, 'Also say goodbye.\n!write bye.txt bye\n!ok said goodbye');
       assert.ok(await send.isEnabled(), 'a request alone is enough');
       assert.match(await page.getByTestId('diff-unsent').textContent(), /Your request goes back to the agent/);
       await page.keyboard.press('Enter');
