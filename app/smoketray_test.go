@@ -181,5 +181,17 @@ func startTrayHost(t *testing.T) *dbus.Conn {
 		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
 		return has, fmt.Sprint(err)
 	})
+	// The name comes before the host has registered with its own watcher
+	// (and, under load, before the watcher settles): an item registered in
+	// that gap is refused. Wait for the watcher to say a host is there.
+	waitFor(t, 20*time.Second, "the tray host to register with its watcher", func() (bool, string) {
+		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
+			GetProperty("org.kde.StatusNotifierWatcher.IsStatusNotifierHostRegistered")
+		if err != nil {
+			return false, err.Error()
+		}
+		ok, _ := v.Value().(bool)
+		return ok, fmt.Sprint(v.Value())
+	})
 	return conn
 }
