@@ -244,9 +244,6 @@ func (e *Engine) forwardBoard(sub *bus.Subscription[board.Event]) {
 			if !ok {
 				return
 			}
-			if ev.Comment != nil {
-				e.onComment(*ev.Comment)
-			}
 			if ev.Task == nil || ev.Task.TeamID == nil {
 				continue
 			}

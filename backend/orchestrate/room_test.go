@@ -109,10 +109,14 @@ func TestAMergedDelegationIsReportedAndTheMissionSettles(t *testing.T) {
 	delete(r.e.turns, tn.runID)
 	r.e.mu.Unlock()
 	r.waitWorking(t, b)
-	for _, body := range []string{"Merged into main (fast-forward).", "Merged into main (fast-forward)."} {
-		if _, err := r.bd.AddComment(ctx, a.taskID, board.NewComment{AuthorType: "system", Body: body}); err != nil {
-			t.Fatal(err)
-		}
+	// Landed as supervisor.Land records it; a later change of the done task
+	// (a new priority) must not post the merge again.
+	if _, err := r.bd.MarkMerged(ctx, a.taskID, board.Merged{Base: "main", Commit: strings.Repeat("a", 40), How: "ff"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	prio := 3
+	if _, err := r.bd.Update(ctx, a.taskID, board.Patch{Priority: &prio}); err != nil {
+		t.Fatal(err)
 	}
 	merge := r.waitPost(t, "the merge post", func(p teams.Post) bool { return p.Kind == teams.KindMerge })
 	if merge.Body != `Merged "Write the notes" into main.` || merge.TaskID != a.taskID {

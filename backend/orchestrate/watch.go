@@ -3,10 +3,8 @@ package orchestrate
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -59,52 +57,10 @@ func (e *Engine) onTask(t board.Task) {
 		}
 		e.reattach(ctx, d, *t.RunID)
 	}
-	if t.Status == board.Done {
-		if base, ok := mergedBase(t); ok {
-			e.postMerge(ctx, d, t, base)
-		}
+	if t.Status == board.Done && t.Merged != nil {
+		e.postMerge(ctx, d, t, t.Merged.Base)
 	}
 	e.settleMission(ctx, d.mission)
-}
-
-// onComment acts on a comment: "Merged into <base>…" on a delegated task
-// is its merge, for a board that does not carry a merged field.
-func (e *Engine) onComment(c board.Comment) {
-	m := mergedComment.FindStringSubmatch(c.Body)
-	if m == nil || c.AuthorType != "system" {
-		return
-	}
-	ctx := context.Background()
-	d, ok := e.delegationOf(ctx, c.TaskID)
-	if !ok {
-		return
-	}
-	t, err := e.o.Board.Get(ctx, c.TaskID)
-	if err != nil || t.Status != board.Done {
-		return
-	}
-	e.postMerge(ctx, d, t, strings.TrimRight(m[1], ".,;:"))
-	e.settleMission(ctx, d.mission)
-}
-
-var mergedComment = regexp.MustCompile(`^Merged into (\S+)`)
-
-// mergedBase reads a task's merged field ({"base": …}) where the board
-// has one; false while it is null or absent.
-func mergedBase(t board.Task) (string, bool) {
-	raw, err := json.Marshal(t)
-	if err != nil {
-		return "", false
-	}
-	var v struct {
-		Merged *struct {
-			Base string `json:"base"`
-		} `json:"merged"`
-	}
-	if json.Unmarshal(raw, &v) != nil || v.Merged == nil {
-		return "", false
-	}
-	return v.Merged.Base, true
 }
 
 // postMerge tells the room (and so the leader's mail) once that a
