@@ -205,6 +205,14 @@ describe('the core loop', { timeout: 180_000 }, () => {
       await page.evaluate((id) => (location.hash = `#/teams/${encodeURIComponent(id)}`), teamId);
       const merged = page.locator('[data-testid="team-post"]').filter({ hasText: /Merged/ }).filter({ hasText: TITLE });
       await merged.first().waitFor({ timeout: 20_000 });
+      if (SHOTS) {
+        for (const [w, h] of [[1280, 800], [800, 600]]) {
+          await page.setViewportSize({ width: w, height: h });
+          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+          await page.screenshot({ path: join(SHOTS, `room-${w}x${h}.png`) });
+        }
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
       await until('the mission settles done', async () => {
         const { tasks } = await get(`/api/board?teamId=${encodeURIComponent(teamId)}`);
         return tasks.find((t) => !t.parentId)?.status === 'done';
