@@ -104,7 +104,10 @@ func (rl *Relay) run(ctx context.Context, sub *bus.Subscription[Event]) {
 		case ev, ok := <-sub.C():
 			if !ok {
 				if sub.Evicted() {
+					// Events were lost with the eviction: read the Gateway's
+					// list again, as after a reconnect.
 					sub = rl.Client.Subscribe(256)
+					rl.catchUp(ctx, &wg)
 					continue
 				}
 				return
@@ -112,20 +115,7 @@ func (rl *Relay) run(ctx context.Context, sub *bus.Subscription[Event]) {
 			switch ev.Name {
 			case EventConnected:
 				// Requests made while we were away are replayed.
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					var list []execRequested
-					lctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-					defer cancel()
-					if err := rl.Client.Request(lctx, "exec.approval.list", map[string]any{}, &list); err != nil {
-						rl.Log.Debug("exec.approval.list", "err", err)
-						return
-					}
-					for _, p := range list {
-						rl.ask(ctx, &wg, p)
-					}
-				}()
+				rl.catchUp(ctx, &wg)
 			case "exec.approval.requested":
 				var p execRequested
 				if json.Unmarshal(ev.Payload, &p) != nil || p.ID == "" {
@@ -142,6 +132,41 @@ func (rl *Relay) run(ctx context.Context, sub *bus.Subscription[Event]) {
 			}
 		}
 	}
+}
+
+// catchUp reads the Gateway's pending exec approvals after a gap (a
+// reconnect, or events lost to an eviction): new ones are asked, and ours
+// that the list no longer holds were settled in OpenClaw meanwhile and are
+// withdrawn. Only questions already asked when the list was requested are
+// withdrawn, so one that arrives while it is read is never taken back.
+func (rl *Relay) catchUp(ctx context.Context, wg *sync.WaitGroup) {
+	rl.mu.Lock()
+	before := make([]string, 0, len(rl.pending))
+	for id := range rl.pending {
+		before = append(before, id)
+	}
+	rl.mu.Unlock()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var list []execRequested
+		lctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		if err := rl.Client.Request(lctx, "exec.approval.list", map[string]any{}, &list); err != nil {
+			rl.Log.Debug("exec.approval.list", "err", err)
+			return
+		}
+		still := make(map[string]bool, len(list))
+		for _, p := range list {
+			still[p.ID] = true
+			rl.ask(ctx, wg, p)
+		}
+		for _, id := range before {
+			if !still[id] {
+				rl.withdraw(id)
+			}
+		}
+	}()
 }
 
 // ask relays one request unless it is already being asked.

@@ -2,7 +2,9 @@ package openclaw
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +114,55 @@ func TestWatcherShowsToolActivityFromRunsWeDidNotStart(t *testing.T) {
 	}
 	if n := len(w.Recent()); n != 3 {
 		t.Fatalf("kept %d, want the last 3", n)
+	}
+}
+
+// An answer given in OpenClaw while the connection was down never arrives
+// as an event: the list read after the reconnect no longer holds it, and
+// ours is withdrawn; one still listed stays asked.
+func TestRelayAnsweredInOpenClawWhileAwayWithdrawsOursOnReconnect(t *testing.T) {
+	d := newDouble(t)
+	var mu sync.Mutex
+	listed := []any{requested("ap-gone", "rm -rf build"), requested("ap-kept", "make")}
+	d.handle("exec.approval.list", func(c *dconn, id string, _ json.RawMessage) {
+		mu.Lock()
+		defer mu.Unlock()
+		c.ok(id, listed)
+	})
+	ended := make(chan string, 2)
+	a := &asked{qs: make(chan Question, 2), answer: func(ctx context.Context, q Question) (bool, error) {
+		<-ctx.Done()
+		ended <- q.Command
+		return false, ctx.Err()
+	}}
+	startRelay(t, d, a)
+	for range 2 {
+		select {
+		case <-a.qs:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the listed requests were not asked")
+		}
+	}
+	mu.Lock()
+	listed = []any{requested("ap-kept", "make")}
+	mu.Unlock()
+	n := len(d.requests("exec.approval.list"))
+	d.dropAll()
+	d.waitRequest("exec.approval.list", n+1)
+	select {
+	case cmd := <-ended:
+		if cmd != "rm -rf build" {
+			t.Fatalf("withdrew %q, want the one answered in OpenClaw", cmd)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request answered while we were away was not withdrawn")
+	}
+	if r := d.requests("exec.approval.resolve"); len(r) != 0 {
+		t.Fatalf("a withdrawn question still answered the Gateway: %+v", r)
+	}
+	select {
+	case cmd := <-ended:
+		t.Fatalf("%q was withdrawn though the Gateway still lists it", cmd)
+	default:
 	}
 }

@@ -96,7 +96,9 @@ export class ApprovalsStore {
       let next = pendingList(read);
       for (const ev of this.duringRead ?? []) next = applyEvent(next, ev);
       this.duringRead = null;
+      const vanished = this.pending.filter((r) => !next.some((n) => n.id === r.id));
       this.pending = next;
+      for (const r of vanished) void this.explain(r.id);
       this.loaded = true;
       this.error = '';
     } catch (err) {
@@ -105,6 +107,20 @@ export class ApprovalsStore {
       this.error = describeError(err);
       clearTimeout(this.retry);
       if (this.unsubscribe.length) this.retry = setTimeout(() => void this.refresh(), 3_000);
+    }
+  }
+
+  /**
+   * A card a re-read dropped was settled while the stream was away (a
+   * reconnect loses the events of the gap): ask what became of it, and
+   * when OpenClaw's own UI answered it, say so as the live event would.
+   */
+  private async explain(id: string): Promise<void> {
+    try {
+      const r = await this.api.approvals.get(id);
+      if (answeredInOpenClaw(r) && !this.pending.some((p) => p.id === id)) this.linger(r);
+    } catch {
+      // Gone or unreachable: the card simply leaves, as before.
     }
   }
 

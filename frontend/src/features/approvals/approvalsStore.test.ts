@@ -31,8 +31,16 @@ function harness() {
     on: (ev: string, fn: (d: string) => void) => (listeners.set(ev, [...(listeners.get(ev) ?? []), fn]), () => {}),
   } as unknown as LiveEvents;
   let answerRead: (list: ApprovalRequest[]) => void = () => {};
+  const settled = new Map<string, ApprovalRequest>();
   const api = {
-    approvals: { pending: () => new Promise<ApprovalRequest[]>((res) => (answerRead = res)) },
+    approvals: {
+      pending: () => new Promise<ApprovalRequest[]>((res) => (answerRead = res)),
+      get: async (id: string) => {
+        const r = settled.get(id);
+        if (!r) throw new Error('not found');
+        return r;
+      },
+    },
   } as unknown as ApiClient;
   const store = new ApprovalsStore(api, live);
   return {
@@ -41,6 +49,7 @@ function harness() {
     emit: (kind: 'requested' | 'resolved', a: ApprovalRequest) =>
       listeners.get('approval')?.forEach((fn) => fn(JSON.stringify({ kind, approval: a }))),
     answerRead: (list: ApprovalRequest[]) => answerRead(list),
+    settle: (r: ApprovalRequest) => settled.set(r.id, r),
   };
 }
 
@@ -78,5 +87,38 @@ describe('ApprovalsStore re-read', () => {
     h.answerRead([]);
     await settle();
     expect(h.store.pending).toEqual([]);
+  });
+
+  it('a card a reconnect dropped, answered in OpenClaw meanwhile, says so instead of vanishing', async () => {
+    const h = harness();
+    h.store.start();
+    h.open();
+    h.answerRead([req('gw')]);
+    await settle();
+    expect(h.store.shown.map((r) => r.id)).toEqual(['gw']);
+    // The stream drops; OpenClaw's UI answers; the "resolved" event is lost with the gap.
+    h.settle({ ...req('gw', 'expired'), note: 'withdrawn: the caller stopped waiting' });
+    h.open();
+    h.answerRead([]);
+    await settle();
+    await settle();
+    expect(h.store.pending).toEqual([]);
+    expect(h.store.shown.map((r) => [r.id, r.status])).toEqual([['gw', 'expired']]);
+    h.store.stop();
+  });
+
+  it('a card a reconnect dropped for another reason simply leaves', async () => {
+    const h = harness();
+    h.store.start();
+    h.open();
+    h.answerRead([req('x')]);
+    await settle();
+    h.settle(req('x', 'approved'));
+    h.open();
+    h.answerRead([]);
+    await settle();
+    await settle();
+    expect(h.store.shown).toEqual([]);
+    h.store.stop();
   });
 });
