@@ -165,8 +165,11 @@ func TestClaudeBoardTask(t *testing.T) {
 	}
 	child := created.Task
 
+	// The command also records the environment a runtime's own children
+	// get: the API token must never be in it.
+	envDump := filepath.Join(t.TempDir(), "claude-child.env")
 	rg.fake.SetRules(fakeanthropic.Rule{Match: "Write the claude note", Tool: "^Bash$", TextBefore: "Writing the note.",
-		Input: map[string]any{"command": "mkdir -p notes && printf 'written by claude\\n' > notes/claude.md", "description": "write the note"},
+		Input: map[string]any{"command": "mkdir -p notes && printf 'written by claude\\n' > notes/claude.md && env > '" + envDump + "'", "description": "write the note"},
 		Then: &fakeanthropic.Rule{Tool: "^mcp__clawboo-tasks__claim_task$",
 			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agent.ID},
 			AfterTool: "done: {result}"}})
@@ -215,6 +218,25 @@ func TestClaudeBoardTask(t *testing.T) {
 		}
 	}
 	rg.noKey(t, ctx, res.RunID)
+	apiToken, err := config.ReadAPIToken(rg.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	childEnv, err := os.ReadFile(envDump)
+	if err != nil || !strings.Contains(string(childEnv), "PATH=") {
+		t.Fatalf("the runtime's child recorded no environment: %v", err)
+	}
+	if strings.Contains(string(childEnv), apiToken) {
+		t.Fatal("the API token reached a runtime's child environment")
+	}
+	for _, id := range []string{res.RunID} {
+		rows, _ := rg.b.Store.ListEvents(ctx, id, 0, 10000)
+		for _, r := range rows {
+			if strings.Contains(string(r.Data), apiToken) {
+				t.Fatal("the API token reached a stored event")
+			}
+		}
+	}
 }
 
 // TestClaudeChatResumes: two turns of an agent's 1:1 chat through the
