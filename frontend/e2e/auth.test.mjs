@@ -4,6 +4,8 @@
 // home on the same machine (cookies ignore ports) is not this one's.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, rawFetch, requireBin, startServer, tokenFor } from './harness.mjs';
 
@@ -101,6 +103,25 @@ describe('login', () => {
       await page.waitForSelector('body[data-ready="1"]', { timeout: 10_000 });
     } finally {
       await context.close();
+    }
+  });
+
+  test('rotating the token ends an open page\'s session: its next step shows the login page, not errors', async () => {
+    const c = await startServer();
+    const { context, page } = await bare();
+    try {
+      const res = await rawFetch(`${c.url}/api/login-link`, { method: 'POST', headers: { authorization: `Bearer ${tokenFor(c.url)}` } });
+      await page.goto((await res.json()).url);
+      await page.waitForSelector('body[data-ready="1"]', { timeout: 10_000 });
+      const old = tokenFor(c.url);
+      await promisify(execFile)(process.env.CLAWBOO_BIN, ['token', '--rotate', '--home', c.home]);
+      assert.notEqual(tokenFor(c.url), old);
+      // The page's next read (moving to the board) meets the 401 and reloads to the login page.
+      await page.getByTestId('nav-board').click();
+      assert.match(await showsLogin(page), /clawboo open/);
+    } finally {
+      await context.close();
+      await c.stop();
     }
   });
 });

@@ -3,7 +3,8 @@
 // Runtimes panel. One connection, not one per store: the browser allows
 // only six per host, and installs and run streams need theirs.
 
-import { describeError, LIFECYCLE_URL } from './api/client';
+import { ApiError, describeError, LIFECYCLE_URL } from './api/client';
+import { sessionEnded } from './api/session';
 import { openSseStream, type SseStream } from './sse/stream';
 
 export type Connection = 'connecting' | 'online' | 'offline';
@@ -58,6 +59,7 @@ export class LiveEvents {
         this.connection = s === 'open' ? 'online' : s === 'connecting' ? 'connecting' : 'offline';
       },
       onFatal: (err) => {
+        if (err instanceof ApiError && err.status === 401) sessionEnded();
         this.error = describeError(err);
       },
       maxDelayMs: 10_000,

@@ -3,6 +3,7 @@ import { ApiClient, ApiError, describeError } from './client';
 import { DecodeError, parseInstallEvent, parseRunEvent } from './decode';
 import { makeRun, makeRuntime } from '../testing/fixtures';
 import type { InstallEvent } from './types';
+import { onSessionEnded } from './session';
 
 interface Seen {
   url: string;
@@ -29,6 +30,19 @@ function fake(status: number, body: unknown, raw = false) {
 const RUN = makeRun({ id: '01ABC' });
 
 describe('ApiClient', () => {
+  it('a 401 (the token rotated, the session gone) ends the session once, so the page shows the way back in', async () => {
+    let ended = 0;
+    onSessionEnded(() => ended++);
+    const { client } = fake(401, { error: 'unauthorized: this API needs its token', code: '' });
+    await expect(client.runtimes()).rejects.toMatchObject({ status: 401 });
+    await expect(client.runtimes()).rejects.toMatchObject({ status: 401 });
+    expect(ended).toBe(1);
+    const other = fake(404, { error: 'no such run' });
+    onSessionEnded(() => ended++);
+    await expect(other.client.runtimes()).rejects.toMatchObject({ status: 404 });
+    expect(ended).toBe(1);
+  });
+
   it('starts a run without waiting, at a relative, escaped URL', async () => {
     const { client, seen } = fake(202, { runId: 'r1' });
     expect(await client.startRun('a b', { message: 'hi', context: 'c' })).toEqual({ runId: 'r1' });

@@ -4,6 +4,7 @@
 // http://127.0.0.1 URL would fail. The same code runs in a browser against
 // `clawboo serve`.
 
+import { sessionEnded } from './session';
 import {
   decodeConnectionState,
   decodeConnectResult,
@@ -124,6 +125,7 @@ export class ApiClient {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
       throw new ApiError(0, UNREACHABLE);
     }
+    if (res.status === 401) sessionEnded();
     if (!res.ok) throw await errorFromResponse(res);
     // 204 (a team deleted, the welcome skipped) has no body to read.
     if (res.status === 204) return null;
