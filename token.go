@@ -6,10 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,10 +33,15 @@ Prints this home's API token (made on first use): programs send it as
 `
 
 const openUsage = `Usage:
-  clawboo open [--home DIR]
+  clawboo open [--print] [--home DIR]
 
 Opens the default browser on a fresh one-time login link to the Clawboo
-serving this home (clawboo serve or the desktop app).
+serving this home (clawboo serve or the desktop app). The browser is handed
+a private file under the home that leads to the link, so the link is never
+on a command line other users can read.
+
+  --print    print the link instead (for a browser that cannot open files
+             under the home); it works once, for ten minutes
 `
 
 // tokenCommand is `clawboo token [--rotate]`.
@@ -75,6 +83,7 @@ func openCommand(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	fl.Usage = func() { fmt.Fprint(stderr, openUsage) }
 	home := fl.String("home", "", "state folder")
+	printOnly := fl.Bool("print", false, "print the link instead of opening a browser")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -94,7 +103,15 @@ func openCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
 	}
-	if err := openBrowser(link); err != nil {
+	if *printOnly {
+		fmt.Fprintln(stdout, link)
+		return 0
+	}
+	page, err := writeLoginRedirect(cfg.Home, link)
+	if err == nil {
+		err = openBrowser(page)
+	}
+	if err != nil {
 		// The link is one person's way in: shown on their terminal only.
 		fmt.Fprintf(stderr, "clawboo: cannot open a browser (%v); open this link yourself (one use, ten minutes):\n", err)
 		fmt.Fprintln(stdout, link)
@@ -102,6 +119,34 @@ func openCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "Opened Clawboo in your browser.")
 	return 0
+}
+
+// loginRedirectName is the file under the home that hands a browser its
+// login link (as Jupyter's redirect file does): the link holds a one-time
+// code, and a command line (xdg-open's) is readable by every user of the
+// machine, a 0600 file in the 0700 home is not.
+const loginRedirectName = "open-login.html"
+
+// writeLoginRedirect writes the page leading to link, readable by its
+// owner only, and returns its file:// URL.
+func writeLoginRedirect(home, link string) (string, error) {
+	p := filepath.Join(home, loginRedirectName)
+	_ = os.Remove(p) // a stale one, perhaps with looser permissions
+	esc := html.EscapeString(link)
+	page := `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">` +
+		`<meta http-equiv="refresh" content="0;url=` + esc + `"><title>Opening Clawboo</title>` +
+		`<p>Opening Clawboo… <a href="` + esc + `">continue</a> if nothing happens.</p>` + "\n"
+	if err := os.WriteFile(p, []byte(page), 0o600); err != nil {
+		return "", fmt.Errorf("write the login page: %w", err)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		return "", err
+	}
+	slashed := filepath.ToSlash(p)
+	if !strings.HasPrefix(slashed, "/") {
+		slashed = "/" + slashed // C:/… on Windows: file:///C:/…
+	}
+	return (&url.URL{Scheme: "file", Path: slashed}).String(), nil
 }
 
 // serverURL is where the Clawboo holding cfg's home serves: the instance
@@ -146,8 +191,9 @@ func loginLink(ctx context.Context, cfg config.Config) (string, error) {
 	return out.URL, nil
 }
 
-// openBrowser hands url to the desktop's default browser.
-func openBrowser(url string) error {
+// openBrowser hands a URL to the desktop's default browser (a variable:
+// tests see what would be opened).
+var openBrowser = func(url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
