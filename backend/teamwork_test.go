@@ -415,3 +415,16 @@ func TestTeamRoomNeverStoresAKey(t *testing.T) {
 		t.Fatalf("%d tasks carry the key (%v)", n, err)
 	}
 }
+
+// TestRoomStreamReadsItsResumePointAsRunStreamsDo: one reader of the
+// resume point for every stream; a value that is not a number is refused
+// in words, as a run's stream refuses it, rather than read as 0.
+func TestRoomStreamReadsItsResumePointAsRunStreamsDo(t *testing.T) {
+	rg := newTeamRig(t)
+	for _, path := range []string{"/api/teams/" + rg.team.ID + "/chat/stream?after=-1", "/api/teams/" + rg.team.ID + "/chat/stream?after=x", "/api/runs/nope/events?after=x"} {
+		var out struct{ Error string }
+		if code := e2eDo(t, rg.h, "GET", path, nil, &out); code != http.StatusBadRequest || !strings.Contains(out.Error, "non-negative integer") {
+			t.Fatalf("%s: %d %q", path, code, out.Error)
+		}
+	}
+}

@@ -15,6 +15,13 @@ type mcpAttacher interface {
 	Attach(baseURL string, b mcp.Binding, masked bool) (mcp.Attach, error)
 }
 
+// The hub mounted at /mcp/ must keep these methods: a rename would
+// otherwise turn their routes into a silent 503.
+var (
+	_ mcpAttacher = (*mcp.Hub)(nil)
+	_ mcpRotator  = (*mcp.Hub)(nil)
+)
+
 // defaultMCPBase is the base URL shown when the serving address is not
 // known (a webview request with no MCPBaseURL wired): the default port.
 const defaultMCPBase = "http://127.0.0.1:18790"

@@ -2,17 +2,12 @@ package api
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/clawboo/desktop/backend/approval"
-	"github.com/clawboo/desktop/backend/board"
-	"github.com/clawboo/desktop/backend/budget"
-	"github.com/clawboo/desktop/backend/quota"
 	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/store"
 )
@@ -91,8 +86,13 @@ func (s *sseWriter) flush() error {
 	return s.err
 }
 
-// resumePoint reads where a client wants to resume: Last-Event-ID (sent by
-// EventSource on reconnect) wins over ?after=N.
+// badResumePoint is the refusal of a resume point that is not a number.
+const badResumePoint = "Last-Event-ID / after must be a non-negative integer"
+
+// resumePoint reads where a client wants to resume, for every stream that
+// resumes (a run's events, a team room): Last-Event-ID (sent by
+// EventSource on reconnect) wins over ?after=N; ok is false for anything
+// but a non-negative integer.
 func resumePoint(r *http.Request) (int64, bool) {
 	v := r.Header.Get("Last-Event-ID")
 	if v == "" {
@@ -112,7 +112,7 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	after, ok := resumePoint(r)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "Last-Event-ID / after must be a non-negative integer")
+		writeError(w, http.StatusBadRequest, badResumePoint)
 		return
 	}
 	// Watch before the first read, so a commit between the read and the
@@ -167,118 +167,6 @@ func (a *API) runEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// liveUpdates streams what list pages show: "run" events carrying a run as
-// GET /api/runs/{id} returns it, whenever a run is created, starts or ends;
-// "runtimes" events carrying GET /api/runtimes' body whenever it changed;
-// "task" and "comment" events from the board; "budget" events. A client too slow to keep up is disconnected and re-reads what it
-// shows when it reconnects. "approval" events carry {kind: requested|resolved, approval}.
-// "schedule" events carry {schedule} or {deleted: id}, "schedule-fire"
-// events {fire} (docs/routines.md).
-func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
-	runs := a.opts.Supervisor.Updates.Subscribe(256)
-	defer runs.Close()
-	var changed <-chan struct{}
-	if a.opts.RuntimesChanged != nil {
-		sub := a.opts.RuntimesChanged.Subscribe(1)
-		defer sub.Close()
-		changed = sub.C()
-	}
-	var tasks <-chan board.Event
-	if a.opts.BoardEvents != nil {
-		sub := a.opts.BoardEvents.Subscribe(256)
-		defer sub.Close()
-		tasks = sub.C()
-	}
-	var budgets <-chan budget.Event
-	if a.opts.BudgetEvents != nil {
-		sub := a.opts.BudgetEvents.Subscribe(64)
-		defer sub.Close()
-		budgets = sub.C()
-	}
-	var approvals <-chan approval.Event
-	if a.opts.Approvals != nil {
-		sub := a.opts.Approvals.Subscribe(64)
-		defer sub.Close()
-		approvals = sub.C()
-	}
-	var schedules <-chan routines.Event
-	if a.opts.Routines != nil {
-		sub := a.opts.Routines.Events.Subscribe(64)
-		defer sub.Close()
-		schedules = sub.C()
-	}
-	var quotas <-chan quota.Event
-	if a.opts.QuotaEvents != nil {
-		sub := a.opts.QuotaEvents.Subscribe(64)
-		defer sub.Close()
-		quotas = sub.C()
-	}
-	sse := newSSE(w)
-	ping := time.NewTicker(keepAlive)
-	defer ping.Stop()
-	var lastRuntimes []byte
-	for {
-		select {
-		case run, ok := <-runs.C():
-			if !ok {
-				return
-			}
-			b, err := json.Marshal(run)
-			if err != nil {
-				return
-			}
-			sse.event(0, "run", b)
-		case _, ok := <-changed:
-			if !ok {
-				return
-			}
-			b, err := json.Marshal(a.opts.Catalog.List(r.Context()))
-			if err != nil || bytes.Equal(b, lastRuntimes) {
-				continue
-			}
-			lastRuntimes = b
-			sse.event(0, "runtimes", b)
-		case ev, ok := <-tasks:
-			if !ok {
-				return
-			}
-			b, _ := json.Marshal(ev)
-			sse.event(0, ev.Kind, b) // "task" or "comment"
-		case ev, ok := <-budgets:
-			if !ok {
-				return
-			}
-			b, _ := json.Marshal(ev)
-			sse.event(0, "budget", b)
-		case ev, ok := <-approvals:
-			if !ok {
-				return
-			}
-			b, _ := json.Marshal(ev)
-			sse.event(0, "approval", b)
-		case ev, ok := <-schedules:
-			if !ok {
-				return
-			}
-			name, b := scheduleEvent(ev)
-			sse.event(0, name, b)
-		case ev, ok := <-quotas:
-			if !ok {
-				return
-			}
-			b, _ := json.Marshal(ev)
-			sse.event(0, "quota", b)
-		case <-ping.C:
-			sse.comment("ping")
-		case <-r.Context().Done():
-			return
-		}
-		if sse.flush() != nil {
 			return
 		}
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/clawboo/desktop/backend/orchestrate"
@@ -23,11 +22,10 @@ func (a *API) teamStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var last int64
-	for _, s := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after")} {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > last {
-			last = n
-		}
+	last, ok := resumePoint(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, badResumePoint)
+		return
 	}
 	eng := a.opts.Orchestrator
 	posts := eng.Posts.Subscribe(1024)
