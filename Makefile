@@ -59,7 +59,10 @@ serve: build-headless
 
 ## ---- tests ---------------------------------------------------------------
 
-test: deps-test lint test-go test-keyring test-frontend test-browser test-desktop test-package test-cross
+# Each step is timed (build/steps.sh prints the table at the end, pass or fail).
+TEST_STEPS := lint test-go test-keyring test-frontend test-browser test-desktop test-package test-cross
+test: deps-test
+	@build/steps.sh $(TEST_STEPS)
 	@echo "make test: all green"
 
 lint:
