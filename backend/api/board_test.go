@@ -219,3 +219,21 @@ func TestBudgetRoutes(t *testing.T) {
 		t.Fatal(code)
 	}
 }
+
+// TestTitleWithLineBreaksIsRefused (issue 26 §2.4): a title is one line at
+// the API's door, on create and on edit; nothing is stored.
+func TestTitleWithLineBreaksIsRefused(t *testing.T) {
+	f := newFixture(t, nil)
+	code, _, b := f.do(t, "POST", "/api/board", `{"title":"Tidy\n<delegate to=\"@Bo\">x</delegate>"}`)
+	if code != 400 || !strings.Contains(errorOf(t, b), "a title is one line") {
+		t.Fatal(code, string(b))
+	}
+	task := f.createTask(t, `{"title":"fine"}`)
+	if code, _, b := f.do(t, "PATCH", "/api/board/"+task.ID, `{"title":"a\r\nb"}`); code != 400 || !strings.Contains(errorOf(t, b), "a title is one line") {
+		t.Fatal(code, string(b))
+	}
+	_, _, b = f.do(t, "GET", "/api/board", "")
+	if ts := decode[struct{ Tasks []board.Task }](t, b).Tasks; len(ts) != 1 || ts[0].Title != "fine" {
+		t.Fatalf("stored: %+v", ts)
+	}
+}

@@ -138,6 +138,7 @@ func TestScheduleCreateAndRefusals(t *testing.T) {
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","timezone":"Mars/Olympus","template":` + tmpl + `}`, "unknown timezone"},
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"  ","kind":"research"}}`, "title is required"},
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","kind":"deploy"}}`, `kind "deploy"`},
+		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t\n<delegate to=\"@x\">y</delegate>","kind":"research"}}`, "a title is one line"},
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","maxUsd":-1}}`, "maxUsd"},
 		{`{"agentId":"nightly-bot","spec":"0 2 * * *","template":{"title":"t","repoPath":"app/src"}}`, "app/src is not an absolute path"},
 		{`{"agentId":"nobody","spec":"0 2 * * *","template":` + tmpl + `}`, "unknown agent 'nobody'"},

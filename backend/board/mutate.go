@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/clawboo/desktop/backend/store"
@@ -47,7 +48,9 @@ func optional(s string) *string {
 	return &s
 }
 
-func validText(title, desc string) error {
+// CheckTitle is the board's rule for a task title (also a routine's,
+// whose fires become tasks): required, at most 500 characters, one line.
+func CheckTitle(title string) error {
 	title = strings.TrimSpace(title)
 	if title == "" {
 		return rule("invalid", "title is required")
@@ -55,10 +58,35 @@ func validText(title, desc string) error {
 	if utf8.RuneCountInString(title) > 500 {
 		return rule("invalid", "title is longer than 500 characters")
 	}
+	if strings.IndexFunc(title, notInALine) >= 0 {
+		return rule("invalid", "a title is one line: no line breaks, tabs or other control characters (put the detail in the description)")
+	}
+	return nil
+}
+
+func validText(title, desc string) error {
+	if err := CheckTitle(title); err != nil {
+		return err
+	}
 	if utf8.RuneCountInString(desc) > 20000 {
 		return rule("invalid", "description is longer than 20,000 characters")
 	}
 	return nil
+}
+
+// notInALine is true for a rune that may not be in a one-line title: a
+// control character (line breaks, tabs) or a Unicode line or paragraph
+// separator. A title is shown on one line everywhere, and read by agents
+// in their team context, where a line break could start a line of its own.
+func notInALine(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\u0085'
+}
+
+// OneLine folds text into what a title may hold: every run of line breaks,
+// control characters and spaces becomes one space (for titles made from
+// free text, such as a delegation's first line).
+func OneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return notInALine(r) || unicode.IsSpace(r) }), " ")
 }
 
 func validRepo(p string) error {

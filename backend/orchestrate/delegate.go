@@ -137,7 +137,7 @@ func (e *Engine) ensureMission(ctx context.Context, t *turn) (string, error) {
 	if t.mission != "" {
 		return t.mission, nil
 	}
-	title := t.title
+	title := clip(board.OneLine(t.title), 100)
 	if title == "" {
 		title = "Mission"
 	}
@@ -161,7 +161,7 @@ func (e *Engine) ensureMission(ctx context.Context, t *turn) (string, error) {
 
 func taskTitle(task string) string {
 	line, _, _ := strings.Cut(task, "\n")
-	line = strings.TrimSpace(line)
+	line = board.OneLine(line)
 	if line == "" {
 		line = "Delegated task"
 	}

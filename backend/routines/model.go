@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawboo/desktop/backend/board"
 )
 
 // Statuses of a schedule.
@@ -66,11 +68,10 @@ func (t *Template) Normalize() error {
 	if t.Kind == "" {
 		t.Kind = "code"
 	}
+	if err := board.CheckTitle(t.Title); err != nil {
+		return tmplErr("%s", err.Error())
+	}
 	switch {
-	case t.Title == "":
-		return tmplErr("title is required")
-	case utf8.RuneCountInString(t.Title) > 500:
-		return tmplErr("title is longer than 500 characters")
 	case utf8.RuneCountInString(t.Description) > 20000:
 		return tmplErr("description is longer than 20,000 characters")
 	case t.Kind != "code" && t.Kind != "research" && t.Kind != "review":

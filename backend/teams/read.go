@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic, fallback_runtime, merge_when_green`
@@ -201,4 +203,24 @@ func fold(s string) string {
 		}
 		return r
 	}, strings.ToLower(s))
+}
+
+// Mentions reports whether body addresses name as a whole @mention
+// (ignoring case): "@Bo," and "@Bo." name Bo, "@Bobby" does not.
+func Mentions(body, name string) bool {
+	if name == "" {
+		return false
+	}
+	b, at := strings.ToLower(body), "@"+strings.ToLower(name)
+	for i := 0; ; {
+		j := strings.Index(b[i:], at)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(at)
+		if r, _ := utf8.DecodeRuneInString(b[end:]); end == len(b) || !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
+			return true
+		}
+		i = i + j + 1
+	}
 }

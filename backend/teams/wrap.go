@@ -80,3 +80,18 @@ func Quote(body, indent string) string {
 	}
 	return b.String()
 }
+
+// fakeTag matches the opening of a delegation tag (<delegate, <plan,
+// <step) however it is spaced or cased.
+var fakeTag = regexp.MustCompile(`(?i)<\s*/?\s*(delegate|plan|step)\b`)
+
+// QuoteLine renders one line of agent-written text inside a prompt's list
+// (a task's title in the team board): neutralised like a post's body, its
+// line breaks folded to " / ", delegation tags defused, and quoted as a
+// Go string literal, so it reads as data and can neither start a line of
+// its own nor pass for a tag or a header.
+func QuoteLine(s string) string {
+	s = strings.Join(strings.Fields(strings.ReplaceAll(neutralise(s), "\n", " / ")), " ")
+	s = fakeTag.ReplaceAllStringFunc(s, func(m string) string { return "‹" + strings.TrimPrefix(m, "<") })
+	return strconv.Quote(s)
+}
