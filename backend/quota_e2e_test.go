@@ -279,3 +279,36 @@ func TestQuotaDefersATeamTurnAndTakesItAtTheReset(t *testing.T) {
 		t.Fatal("the key was stored with a deferral")
 	}
 }
+
+// TestQuotaWindowClearedByAPersonStartsTheHeldTask (issue 26 §2.3): a
+// rejected window with no reset time holds a task; DELETE
+// /api/quota/windows/… clears it and the task starts at once.
+func TestQuotaWindowClearedByAPersonStartsTheHeldTask(t *testing.T) {
+	q := newQuotaRig(t)
+	ag := q.agent(t, "Worker", "clawboo-mock", nil)
+	// The run that reports the rejection does not end well (so its own
+	// success does not clear the window it reported).
+	var res runAnswer
+	_ = e2eDo(t, q.h, "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"message": "!quota requests 100 rejected\n!error provider said 429"}, &res)
+	l := q.ledger(t)
+	if len(l.Windows) != 1 || l.Windows[0].ResetsAt != nil || l.Windows[0].ClearsAt == nil {
+		t.Fatalf("ledger: %+v", l.Windows)
+	}
+	task := q.task(t, "Summarise the notes", "!ok summarised", ag.ID)
+	var refused struct{ Reason, Error string }
+	if code := e2eDo(t, q.h, "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"taskId": task.ID}, &refused); code != http.StatusUnprocessableEntity ||
+		refused.Reason != "quota" || !strings.Contains(refused.Error, "unless a call succeeds sooner") {
+		t.Fatalf("not held: %d %+v", code, refused)
+	}
+	var nf struct{ Error string }
+	if code := e2eDo(t, q.h, "DELETE", "/api/quota/windows/clawboo-mock/five_hour", nil, &nf); code != http.StatusNotFound || !strings.Contains(nf.Error, "no five_hour window") {
+		t.Fatalf("unknown window: %d %+v", code, nf)
+	}
+	if code := e2eDo(t, q.h, "DELETE", "/api/quota/windows/clawboo-mock/requests", nil, nil); code != http.StatusNoContent {
+		t.Fatalf("clear: %d", code)
+	}
+	if l := q.ledger(t); len(l.Windows) != 0 {
+		t.Fatalf("still in the ledger: %+v", l.Windows)
+	}
+	q.waitTask(t, task.ID, board.Done) // the deferral timer was woken: no clock step
+}

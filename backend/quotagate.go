@@ -90,6 +90,10 @@ func (g quotaGate) Observe(ctx context.Context, runtime executor.ID, q executor.
 	g.b.Quota.Observe(ctx, string(runtime), q)
 }
 
+func (g quotaGate) Succeeded(ctx context.Context, runtime executor.ID) {
+	g.b.Quota.Succeeded(ctx, string(runtime), "")
+}
+
 // ask is the governor's question for w: a native agent's windows are its
 // provider's.
 func (g quotaGate) ask(ctx context.Context, runtime executor.ID, w supervisor.QuotaWork) quota.Ask {

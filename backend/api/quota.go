@@ -18,6 +18,7 @@ func (a *API) quotaRoutes() {
 	a.mux.Handle("/api/quota", methods{"GET": a.getQuota})
 	a.mux.Handle("/api/quota/limits", methods{"PUT": a.putQuotaLimit, "DELETE": a.deleteQuotaLimit})
 	a.mux.Handle("/api/quota/deferred/{id}", methods{"DELETE": a.cancelDeferral})
+	a.mux.Handle("/api/quota/windows/{runtime}/{window}", methods{"DELETE": a.clearQuotaWindow})
 	a.mux.Handle("/api/settings/quota-threshold", methods{"GET": a.getQuotaThreshold, "PUT": a.putQuotaThreshold})
 }
 
@@ -33,7 +34,7 @@ func quotaError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, quota.ErrBadRequest):
 		writeError(w, http.StatusBadRequest, "%s", err.Error())
-	case errors.Is(err, quota.ErrNotFound):
+	case errors.Is(err, quota.ErrNotFound), errors.Is(err, quota.ErrNoWindow):
 		writeError(w, http.StatusNotFound, "%s", err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, "%s", err.Error())
@@ -154,5 +155,26 @@ func (a *API) cancelDeferral(w http.ResponseWriter, r *http.Request) {
 		quotaError(w, err)
 		return
 	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// clearQuotaWindow answers DELETE /api/quota/windows/{runtime}/{window}
+// (?account= names the account, "" when the window has none): a person
+// clears a window the ledger holds; the work it held is tried again at
+// once. 204; 404 for a window the ledger does not hold.
+func (a *API) clearQuotaWindow(w http.ResponseWriter, r *http.Request) {
+	if !a.quotaReady(w) {
+		return
+	}
+	runtime, window, account := r.PathValue("runtime"), r.PathValue("window"), r.URL.Query().Get("account")
+	if err := a.opts.Quota.Clear(r.Context(), runtime, account, window); err != nil {
+		if errors.Is(err, quota.ErrNoWindow) {
+			writeError(w, http.StatusNotFound, "no %s window of %s (account %q) in the quota ledger", window, runtime, account)
+			return
+		}
+		quotaError(w, err)
+		return
+	}
+	a.opts.Log.Info("quota window cleared by a person", "runtime", runtime, "window", window)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -14,8 +14,12 @@
 //
 // Invariants: every row is bounded (window names are plain words of at most
 // 40 bytes, accounts and sources are clipped, at most MaxWindows rows are
-// kept); a window whose reset time has passed counts as reset — it never
-// holds work back — until the runtime reports it again; nothing stored is a
+// kept and MaxWindowsPerRuntime per runtime, and a rejected window still
+// holding work is never evicted); a window whose reset time has passed
+// counts as reset — it never holds work back — until the runtime reports
+// it again; a rejected window that named no reset time ends NoResetHold
+// after it was seen, or at once when a call on its account goes through
+// (Succeeded) or a person clears it (Clear); nothing stored is a
 // secret (accounts are provider or plan names; a team turn's message is
 // stored with secrets scrubbed by the caller). The package imports only
 // store, bus and executor's event types.

@@ -176,8 +176,8 @@ func (s *Service) Check(ctx context.Context, a Ask) (*Hold, error) {
 			continue
 		}
 		h := &Hold{Runtime: a.Runtime, Window: w, Until: now.Add(retryUnknown).UnixMilli()}
-		if w.ResetsAt != nil {
-			h.Until = *w.ResetsAt
+		if c := w.clearsAt(); c != nil {
+			h.Until = *c
 		}
 		h.Reason = s.reason(w, budget, limit, now)
 		if best == nil || over > bestOver || (over == bestOver && h.Until > best.Until) {
@@ -223,6 +223,8 @@ func (s *Service) reason(w Window, budget string, limit float64, now time.Time) 
 	}
 	if w.ResetsAt != nil {
 		b.WriteString(", resets " + clock(time.UnixMilli(*w.ResetsAt), now))
+	} else if c := w.clearsAt(); c != nil {
+		b.WriteString(", no reset time reported: clears " + clock(time.UnixMilli(*c), now) + " unless a call succeeds sooner")
 	} else {
 		b.WriteString(", no reset time reported (trying again in 15 minutes)")
 	}

@@ -19,7 +19,7 @@ import (
 
 // Bounds on what the ledger keeps.
 const (
-	MaxWindows  = 200 // rows kept; the oldest seen go first
+	MaxWindows  = 200 // rows kept; the oldest seen go first (MaxWindowsPerRuntime each)
 	maxWord     = 40
 	maxAccount  = 80
 	maxSource   = 80
@@ -42,6 +42,10 @@ type Window struct {
 	// Reset is true once the reset time has passed since it was seen: the
 	// window then holds nothing back until it is reported again.
 	Reset bool `json:"reset"`
+	// ClearsAt is set on a rejected window that named no reset time: when
+	// it stops holding work if nothing says otherwise (NoResetHold after
+	// it was seen; a successful call on the account clears it sooner).
+	ClearsAt *int64 `json:"clearsAt,omitempty"`
 }
 
 func (w Window) key() string { return w.Runtime + "\x00" + w.Account + "\x00" + w.Window }
@@ -175,12 +179,19 @@ func (s *Service) Observe(ctx context.Context, runtime string, q executor.QuotaW
 		return true
 	}
 	s.rows[w.key()] = w
-	var evict []Window
-	if len(s.rows) > MaxWindows {
-		evict = s.oldest(len(s.rows) - MaxWindows)
-		for _, e := range evict {
-			delete(s.rows, e.key())
+	evict, keep := s.evictions(w, now)
+	if !keep {
+		if had {
+			s.rows[w.key()] = old
+		} else {
+			delete(s.rows, w.key())
 		}
+		s.mu.Unlock()
+		s.opts.Log.Warn("quota window dropped: the ledger is full of windows still holding work", "runtime", runtime, "window", w.Window)
+		return false
+	}
+	for _, e := range evict {
+		delete(s.rows, e.key())
 	}
 	s.mu.Unlock()
 	err := s.opts.Store.InTx(ctx, func(tx *sql.Tx) error {
@@ -203,6 +214,10 @@ func (s *Service) Observe(ctx context.Context, runtime string, q executor.QuotaW
 	}
 	if !had || !same(old, w) {
 		s.publish(Event{Kind: "window", Runtime: runtime})
+	}
+	if w.Status != executor.QuotaRejected {
+		// The provider answered on this account: its guessed holds are over.
+		s.Succeeded(ctx, runtime, w.Account)
 	}
 	return true
 }
@@ -239,16 +254,6 @@ func nullI(p *int64) any {
 	return *p
 }
 
-// oldest are the n rows seen longest ago (s.mu held).
-func (s *Service) oldest(n int) []Window {
-	all := make([]Window, 0, len(s.rows))
-	for _, w := range s.rows {
-		all = append(all, w)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].SeenAt < all[j].SeenAt })
-	return all[:n]
-}
-
 // Windows lists the ledger, by runtime, account and window name.
 func (s *Service) Windows() []Window {
 	now := s.opts.Now().UnixMilli()
@@ -256,11 +261,12 @@ func (s *Service) Windows() []Window {
 	out := make([]Window, 0, len(s.rows))
 	for _, w := range s.rows {
 		w.Reset = isReset(w, now)
+		if guessed(w) {
+			w.ClearsAt = w.clearsAt()
+		}
 		out = append(out, w)
 	}
 	s.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
 	return out
 }
-
-func isReset(w Window, now int64) bool { return w.ResetsAt != nil && *w.ResetsAt <= now }

@@ -67,6 +67,11 @@ func (l *liveRun) finish(o *outcome) {
 			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "The runtime ended the run as aborted without saying why.")
 		}
 	}
+	if f.Status == store.RunSucceeded && s.opts.Quota != nil && l.params.RuntimeID != executor.Native {
+		// A native run's windows are its providers', cleared by their own
+		// answers (a run may have moved past a 429 to the next provider).
+		s.opts.Quota.Succeeded(context.Background(), l.params.RuntimeID)
+	}
 	f.LastSeq = o.lastSeq
 	if f.Session = encodeSession(l.sessionKey, o.session); f.Session != "" {
 		f.SessionKey = l.sessionKey

@@ -25,6 +25,9 @@ type QuotaGate interface {
 	// started again (resuming its session) at the reset; it answers the
 	// reason in words.
 	Paused(ctx context.Context, w QuotaWork, q executor.QuotaWindow) string
+	// Succeeded records a run of runtime that ended well: the provider
+	// answered, so a rejected window that named no reset time is over.
+	Succeeded(ctx context.Context, runtime executor.ID)
 }
 
 // QuotaWork is work at the door.

@@ -366,4 +366,33 @@ describe('quota ledger and governor', () => {
       await context.close();
     }
   });
+
+  test('a rejection with no reset time says when it clears, and Clear, asked first and done by keyboard, ends it', async () => {
+    // A 429 with no retry-after; the run that saw it failed (a success would clear it).
+    await apiAnswer(server, 'POST', `/api/runtimes/${MOCK}/run`, { message: 'Call the provider\n!quota requests 100 rejected\n!error provider said 429', wait: true });
+    const { page, context, problems } = await openPage(browser, `${server.url}/#/spend`, CONTEXT);
+    try {
+      const w = page.locator(`[data-testid="quota-window"][data-runtime="${MOCK}"][data-window="requests"]`);
+      await w.waitFor();
+      assert.match(await w.getByTestId('quota-reset').textContent(), /^no reset time reported: clears by \d\d:\d\d if nothing says otherwise$/);
+      // Only a rejected window offers Clear.
+      assert.equal(await mockWindow(page).getByTestId('quota-clear').count(), 0);
+      await w.getByTestId('quota-clear').focus();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByTestId('quota-clear-dialog');
+      await dialog.waitFor();
+      assert.match(await dialog.textContent(), /stops holding work back now/);
+      assert.equal(await focusedTestid(page), 'quota-clear-cancel');
+      await page.keyboard.press('Tab');
+      assert.equal(await focusedTestid(page), 'quota-clear-confirm');
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'hidden' });
+      await w.waitFor({ state: 'detached' });
+      const left = (await api('GET', '/api/quota')).windows.map((x) => x.window);
+      assert.ok(!left.includes('requests') && left.includes('five_hour'), JSON.stringify(left));
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -9,7 +9,7 @@
 
 import { getContext, setContext } from 'svelte';
 import { describeError } from '../../lib/api/errors';
-import type { Deferral, QuotaApi, QuotaLedger, QuotaLimit, QuotaLimitKey } from '../../lib/api/quota';
+import type { Deferral, QuotaApi, QuotaLedger, QuotaLimit, QuotaLimitKey, QuotaWindow } from '../../lib/api/quota';
 import type { LiveEvents } from '../../lib/live.svelte';
 import { deferralOf } from './quotaView';
 
@@ -129,6 +129,15 @@ export class QuotaStore {
   async deleteLimit(k: QuotaLimitKey): Promise<void> {
     await this.api.deleteLimit(k);
     this.ledger = { ...this.ledger, limits: this.ledger.limits.filter((x) => !sameLimit(x, k)) };
+  }
+
+  /** Clears a window at a person's word; the ledger's next read shows what it holds then. */
+  async clearWindow(w: QuotaWindow): Promise<void> {
+    await this.api.clearWindow(w);
+    this.ledger = {
+      ...this.ledger,
+      windows: this.ledger.windows.filter((x) => !(x.runtime === w.runtime && x.account === w.account && x.window === w.window)),
+    };
   }
 
   async cancelDeferred(id: string): Promise<void> {

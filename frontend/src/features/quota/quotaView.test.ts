@@ -32,6 +32,7 @@ function win(over: Partial<QuotaWindow> = {}): QuotaWindow {
     seenAt: NOW,
     source: '',
     reset: false,
+    clearsAt: null,
     ...over,
   };
 }
@@ -90,6 +91,9 @@ describe('countdown and reset words', () => {
   it('says when a window resets, in a countdown and a clock time', () => {
     expect(resetText(win({ resetsAt: NOW + 134 * MIN }), NOW)).toBe('resets in 2h 14m (14:20)');
     expect(resetText(win({ resetsAt: null }), NOW)).toBe('');
+    expect(resetText(win({ status: 'rejected', resetsAt: null, clearsAt: NOW + 15 * MIN }), NOW)).toBe(
+      'no reset time reported: clears by 12:21 if nothing says otherwise',
+    );
     expect(resetText(win({ reset: true, resetsAt: NOW - MIN }), NOW)).toBe('reset');
     expect(resetText(win({ resetsAt: NOW - 6 * MIN }), NOW)).toBe('reset at 12:00');
   });

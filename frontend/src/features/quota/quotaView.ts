@@ -60,9 +60,14 @@ export function countdown(at: number, now: number): string {
   return `${m}m`;
 }
 
-/** "resets in 2h 14m (14:20)", "reset" once passed; "" when the runtime gave no reset time. */
-export function resetText(w: Pick<QuotaWindow, 'resetsAt' | 'reset'>, now: number): string {
+/**
+ * "resets in 2h 14m (14:20)", "reset" once passed; for a rejection that
+ * named no reset time, when it clears by itself; "" when the runtime gave
+ * no reset time and nothing is held.
+ */
+export function resetText(w: Pick<QuotaWindow, 'resetsAt' | 'reset'> & { clearsAt?: number | null }, now: number): string {
   if (w.reset) return 'reset';
+  if (w.resetsAt === null && w.clearsAt) return `no reset time reported: clears by ${clockTime(w.clearsAt, now)} if nothing says otherwise`;
   if (w.resetsAt === null) return '';
   if (w.resetsAt <= now) return `reset at ${clockTime(w.resetsAt, now)}`;
   return `resets in ${countdown(w.resetsAt, now)} (${clockTime(w.resetsAt, now)})`;

@@ -29,6 +29,11 @@ export interface QuotaWindow {
   source: string;
   /** The reset time has passed since it was seen: utilization unknown until seen again. */
   reset: boolean;
+  /**
+   * A rejected window that named no reset time: when it stops holding work
+   * if nothing says otherwise (a successful call clears it sooner). null otherwise.
+   */
+  clearsAt: number | null;
 }
 
 /** A runtime that reports no windows, and why. */
@@ -106,6 +111,7 @@ export function decodeWindow(v: unknown): QuotaWindow {
     seenAt: numOrNull(v.seenAt) ?? 0,
     source: str(v.source),
     reset: v.reset === true,
+    clearsAt: numOrNull(v.clearsAt),
   };
 }
 
@@ -206,6 +212,12 @@ export class QuotaApi {
   async deleteLimit(k: QuotaLimitKey): Promise<void> {
     const q = new URLSearchParams({ scope: k.scope, scopeId: k.scopeId, runtime: k.runtime, window: k.window });
     await this.request('DELETE', `${LIMITS}?${q.toString()}`);
+  }
+
+  /** Clears a window at a person's word: the work it held is tried again at once. */
+  async clearWindow(w: Pick<QuotaWindow, 'runtime' | 'window' | 'account'>): Promise<void> {
+    const q = w.account ? `?${new URLSearchParams({ account: w.account }).toString()}` : '';
+    await this.request('DELETE', `/api/quota/windows/${encodeURIComponent(w.runtime)}/${encodeURIComponent(w.window)}${q}`);
   }
 
   /** Cancels a deferral: the task stays in To do and is not re-queued. */
