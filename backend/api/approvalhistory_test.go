@@ -21,6 +21,8 @@ func TestApprovalHistoryListsAnsweredRequests(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond) // distinct resolved_at
 	}
+	// What the client says of itself is not recorded (issue 26 §2.5d): a
+	// program with the token that claims to be the popup answered by "api".
 	answer(ids[0], `{"decision":"allow","by":"popup"}`)
 	answer(ids[1], `{"decision":"deny","by":"page","note":"not now"}`)
 	// (Which ask holds which id is not known: the asks ran concurrently,
@@ -39,10 +41,10 @@ func TestApprovalHistoryListsAnsweredRequests(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 	newest, older := got.Approvals[0], got.Approvals[1]
-	if newest.ID != ids[1] || newest.Status != approval.Denied || newest.ResolvedBy != "page" || newest.Note != "not now" || newest.ResolvedAt == 0 {
+	if newest.ID != ids[1] || newest.Status != approval.Denied || newest.ResolvedBy != "api" || newest.Note != "not now" || newest.ResolvedAt == 0 {
 		t.Fatalf("newest: %+v", newest)
 	}
-	if older.ID != ids[0] || older.Status != approval.Approved || older.ResolvedBy != "popup" {
+	if older.ID != ids[0] || older.Status != approval.Approved || older.ResolvedBy != "api" {
 		t.Fatalf("older: %+v", older)
 	}
 	// Paged: one at a time, then the rest.

@@ -83,8 +83,9 @@ func (a *API) getApproval(w http.ResponseWriter, r *http.Request) {
 type resolveBody struct {
 	Decision string `json:"decision"`
 	Note     string `json:"note"`
-	// By says where the answer came from ("page", "tray", "popup");
-	// anything else is recorded as "api".
+	// By is what the client says of itself: ignored, the server records
+	// where the answer came from (answeredBy). Kept so older pages that
+	// send it are not refused.
 	By string `json:"by"`
 }
 
@@ -104,11 +105,7 @@ func (a *API) resolveApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `decision must be "allow" (or "approve") or "deny"`)
 		return
 	}
-	by := "api"
-	switch body.By {
-	case "page", "tray", "popup":
-		by = body.By
-	}
+	by := answeredBy(r)
 	id := r.PathValue("id")
 	req, err := a.opts.Approvals.Resolve(r.Context(), id, d, by, body.Note)
 	switch {

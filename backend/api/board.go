@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/worktree"
 )
 
@@ -102,6 +103,7 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 		boardError(w, err)
 		return
 	}
+	a.verifyCommandSet(r, t, "")
 	writeJSON(w, http.StatusCreated, map[string]any{"task": t})
 }
 
@@ -232,6 +234,9 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 		boardError(w, err)
 		return
 	}
+	if b.VerifyCommand != nil {
+		a.verifyCommandSet(r, t, deref(before.VerifyCommand))
+	}
 	// Cancelling a task stops the run working on it.
 	if t.Status == board.Cancelled && before.RunID != nil {
 		_ = a.opts.Supervisor.Abort(r.Context(), *before.RunID)
@@ -358,4 +363,13 @@ func (a *API) mergedTask(ctx context.Context, id string) bool {
 func toWorktree(rec board.Worktree) worktree.Worktree {
 	return worktree.Worktree{TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
 		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
+}
+
+// verifyCommandSet says in the log what a task's new verify command is: a
+// command that runs as this user in the task's worktree after every run.
+func (a *API) verifyCommandSet(r *http.Request, t board.Task, was string) {
+	if cmd := deref(t.VerifyCommand); cmd != "" && cmd != was {
+		a.opts.Log.Warn("a command was set to run as you after every run of task \""+t.Title+"\" (its verify command)",
+			"task", t.ID, "command", redact.Secrets(cmd), "via", answeredBy(r))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
+	"github.com/clawboo/desktop/backend/redact"
 )
 
 // The Tools MCP's broker over HTTP: the registry (with availability and
@@ -82,6 +83,12 @@ func (a *API) addToolServer(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		toolServerError(w, err)
 		return
+	}
+	if st.CommandLine != "" {
+		// Said as what it is: a program that runs as this user, now and at
+		// every start (values are never in it: env holds names only).
+		a.opts.Log.Warn("a command was registered to run as you, now and at every start: MCP server "+st.Name,
+			"command", redact.Secrets(st.CommandLine), "via", answeredBy(r))
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"server": st})
 }

@@ -197,4 +197,31 @@ describe('settings page', () => {
       await context.close();
     }
   });
+
+  test('an MCP server is added as the command it is: warned first, listed with its exact command line, removed', async () => {
+    const { page, context, problems } = await openSettings();
+    try {
+      const section = page.getByTestId('settings-tools');
+      await section.getByTestId('tool-servers-empty').waitFor();
+      assert.match(await section.getByTestId('tool-server-warning').textContent(), /will run on this computer as you, now and at every start/);
+      await section.getByLabel('Name', { exact: true }).fill('greeter');
+      await section.getByLabel('Program').fill('/bin/sh');
+      await section.getByLabel('Arguments, one per line').fill("-c\necho 'hi there'");
+      await section.getByTestId('tool-server-add').click();
+      const row = section.locator('[data-testid="tool-server"][data-name="greeter"]');
+      await row.waitFor();
+      // Exactly what runs, quoted as a shell reads it (not an MCP server, so it failed to start: said in words).
+      assert.equal(await row.getByTestId('tool-server-command').textContent(), `/bin/sh -c 'echo '\\''hi there'\\'''`);
+      assert.match(await section.getByTestId('tool-server-note').textContent(), /Added greeter/);
+      const listed = (await api('GET', '/api/tools/servers')).servers;
+      assert.equal(listed[0].commandLine, await row.getByTestId('tool-server-command').textContent());
+      await row.getByTestId('tool-server-remove').click();
+      await page.getByTestId('tool-server-remove-confirm').click();
+      await row.waitFor({ state: 'detached' });
+      assert.deepEqual((await api('GET', '/api/tools/servers')).servers, []);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -77,11 +77,14 @@ type ServerConfig struct {
 // ServerStatus is a server with its connection state.
 type ServerStatus struct {
 	ServerConfig
-	Status    string   `json:"status"`
-	Error     string   `json:"error,omitempty"`
-	Tools     []string `json:"tools"`
-	CreatedAt int64    `json:"createdAt"`
-	UpdatedAt int64    `json:"updatedAt"`
+	// CommandLine is a stdio server's exact command, shell-quoted, as a
+	// person should read it: a program that runs as them at every start.
+	CommandLine string   `json:"commandLine,omitempty"`
+	Status      string   `json:"status"`
+	Error       string   `json:"error,omitempty"`
+	Tools       []string `json:"tools"`
+	CreatedAt   int64    `json:"createdAt"`
+	UpdatedAt   int64    `json:"updatedAt"`
 }
 
 var (

@@ -54,8 +54,8 @@ func (b *Broker) addConn(s savedServer) *extServer {
 func (es *extServer) status() ServerStatus {
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	return ServerStatus{ServerConfig: es.cfg, Status: es.state, Error: es.err, Tools: append([]string{}, es.tools...),
-		CreatedAt: es.createdAt, UpdatedAt: es.updatedAt}
+	return ServerStatus{ServerConfig: es.cfg, CommandLine: es.cfg.CommandLine(), Status: es.state, Error: es.err,
+		Tools: append([]string{}, es.tools...), CreatedAt: es.createdAt, UpdatedAt: es.updatedAt}
 }
 
 // connect starts the server, initialises a session, lists its tools and

@@ -3,6 +3,7 @@
 // from client.ts so that file stays small; its requests are the client's
 // (JSON in and out, refusals as ApiError with the body kept).
 
+import { sessionEnded } from './session';
 import type { Task } from './boardTypes';
 import { decodeTask } from './boardDecode';
 import { DecodeError, isObject } from './decode';
@@ -121,6 +122,7 @@ export function jsonRequest(fetchFn?: FetchFn): Request {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
       throw new ApiError(0, UNREACHABLE);
     }
+    if (res.status === 401) sessionEnded();
     if (!res.ok) throw await errorFromResponse(res);
     // 204 (a secret deleted) has no body to read.
     if (res.status === 204) return null;
