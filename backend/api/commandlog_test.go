@@ -16,8 +16,12 @@ type lockedLog struct {
 	b  bytes.Buffer
 }
 
-func (l *lockedLog) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *lockedLog) String() string             { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedLog) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestACommandRegisteredThroughTheAPIIsSaidToBeOne (issue 26 §2.1): a stdio
 // MCP server or a task's verify command set through the API is logged as
