@@ -88,6 +88,21 @@ var hostOwned = map[string]bool{
 	"NODE_OPTIONS": true, "NODE_PATH": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true,
 	"PERL5LIB": true, "PERL5OPT": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true, "JAVA_TOOL_OPTIONS": true,
 	"GOFLAGS": true, "CARGO_HOME": true, "RUSTC_WRAPPER": true,
+	// Names that make a library or a tool load, run or trust something else
+	// (issue 26 §2.5b): the C library's loaders, OpenSSL's config, make's
+	// flags, a shell's prompt hook, the editor, pager and browser a tool
+	// starts, the compilers a build uses, curl's and wget's config files.
+	"GCONV_PATH": true, "GLIBC_TUNABLES": true, "NLSPATH": true, "LOCPATH": true, "HOSTALIASES": true, "RESOLV_HOST_CONF": true,
+	"OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true, "SSLKEYLOGFILE": true,
+	"MAKEFLAGS": true, "MFLAGS": true, "MAKELEVEL": true, "MAKEFILES": true, "GNUMAKEFLAGS": true,
+	"PROMPT_COMMAND": true, "PS1": true, "PS2": true, "PS3": true, "ZDOTDIR": true, "INPUTRC": true, "HISTFILE": true, "TERMINFO": true,
+	"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESS": true, "LESSOPEN": true, "LESSCLOSE": true,
+	"BROWSER": true, "SYSTEMD_EDITOR": true, "SUDO_ASKPASS": true, "SSH_ASKPASS": true, "DISPLAY": true, "WAYLAND_DISPLAY": true,
+	"CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true, "AS": true, "FC": true,
+	"CFLAGS": true, "CXXFLAGS": true, "CPPFLAGS": true, "LDFLAGS": true, "LIBS": true,
+	"CURL_HOME": true, "CURL_CA_BUNDLE": true, "WGETRC": true, "SYSTEMWGETRC": true, "NETRC": true,
+	"CLASSPATH": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "GEM_HOME": true, "GEM_PATH": true,
+	"KRB5_CONFIG": true, "KRB5CCNAME": true, "TZDIR": true, "MAIL": true,
 }
 
 // HostOwned reports whether name is a variable the host sets or that
@@ -105,6 +120,7 @@ func HostOwned(name string) bool {
 	}
 	u := strings.ToUpper(name)
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "CLAWBOO_", "LC_", "XDG_", "SSH_", "GPG_", "NPM_CONFIG_", "PIP_", "PIPX_", "BASH_FUNC_",
+		"MALLOC_", "GCONV_", "OPENSSL_", "DOTNET_", "BUNDLE_", "DBUS_",
 		// The runtimes' own homes, keys and switches (CODEX_HOME, CLAUDE_CONFIG_DIR, …).
 		"CLAUDE_", "CODEX_", "HERMES_", "OPENCLAW_", "ANTHROPIC_", "OPENAI_", "PYTHON", "IS_SANDBOX"} {
 		if strings.HasPrefix(u, p) {
