@@ -32,6 +32,7 @@ func (l *liveRun) take(o *outcome, ev executor.Event) {
 	if h := l.hider; h != nil {
 		ev = hideEvent(h, ev)
 	}
+	ev = scrubNames(ev)
 	o.observe(ev)
 	l.record(ev)
 }
@@ -47,6 +48,31 @@ func hideEvent(h *redact.Hider, ev executor.Event) executor.Event {
 	ev.Detail = h.Hide(ev.Detail)
 	if len(ev.Input) > 0 {
 		ev.Input = h.HideJSON(ev.Input)
+	}
+	return eachName(ev, h.Hide)
+}
+
+// scrubNames passes the short fields a runtime fills (tool and call names,
+// model, code, session, a quota window's strings) through the key-shape
+// redactor, as the adapters do for text: a runtime that puts a key there
+// (a tool named after it, a session id made of it) stores it nowhere.
+func scrubNames(ev executor.Event) executor.Event { return eachName(ev, redact.Secrets) }
+
+// eachName applies f to every short string field of ev (only those set).
+func eachName(ev executor.Event, f func(string) string) executor.Event {
+	for _, p := range []*string{&ev.ToolCallID, &ev.Name, &ev.Model, &ev.Code, &ev.Session} {
+		if *p != "" {
+			*p = f(*p)
+		}
+	}
+	if q := ev.Quota; q != nil {
+		c := *q
+		for _, p := range []*string{&c.Account, &c.Window, &c.Source, &c.Status} {
+			if *p != "" {
+				*p = f(*p)
+			}
+		}
+		ev.Quota = &c
 	}
 	return ev
 }
