@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/worktree"
 )
 
 func newSystemComment(body string) board.NewComment {
@@ -97,11 +99,16 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id}
 	}
 	change, err := wm.Complete(ctx, *tc.wt)
+	var notCommitted string
 	if err != nil {
 		s.opts.Log.Warn("task work not committed", "task", taskID, "err", err)
 		change = diff
+		if errors.Is(err, worktree.ErrSecretInCommit) {
+			// Said on the task, so a person sees why it cannot be merged yet.
+			notCommitted = " Not committed: " + err.Error() + "."
+		}
 	}
-	note := fmt.Sprintf("Changed %d file(s) (+%d −%d); the diff is kept on branch %s for review.", diff.Files, diff.Insertions, diff.Deletions, tc.wt.Branch)
+	note := fmt.Sprintf("Changed %d file(s) (+%d −%d); the diff is kept on branch %s for review.", diff.Files, diff.Insertions, diff.Deletions, tc.wt.Branch) + notCommitted
 	to := board.InReview
 	switch {
 	case verif != nil && verif.Passed:

@@ -149,6 +149,9 @@ func (m *Manager) commitAll(ctx context.Context, w Worktree, msg string) error {
 	if exitCode(err) != 1 {
 		return err
 	}
+	if err := m.refuseStagedSecrets(ctx, w); err != nil {
+		return err
+	}
 	_, err = m.runIn(ctx, w, "commit", "--no-verify", "--no-gpg-sign", "-q", "-m", msg)
 	return err
 }
