@@ -94,7 +94,14 @@ func (s *Service) earliestDue(ctx context.Context) (time.Time, bool, error) {
 	if err != nil || !at.Valid {
 		return time.Time{}, false, err
 	}
-	return time.UnixMilli(at.Int64), true, nil
+	due := time.UnixMilli(at.Int64)
+	s.mu.Lock()
+	free := s.throttledUntil
+	s.mu.Unlock()
+	if due.Before(free) {
+		due = free // over the fire rate: not before the minute frees up
+	}
+	return due, true, nil
 }
 
 // claimDue moves the schedules due at now through the reference's status
@@ -105,10 +112,20 @@ func (s *Service) earliestDue(ctx context.Context) (time.Time, bool, error) {
 func (s *Service) claimDue(ctx context.Context, now time.Time) ([]row, error) {
 	ms := now.UnixMilli()
 	lease := ms + leaseFor.Milliseconds()
+	room, free, err := s.fireRoom(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.throttledUntil = free
+	s.mu.Unlock()
+	if room == 0 {
+		return nil, nil // what is due waits for the minute to free up
+	}
 	if _, err := s.db.Writer().ExecContext(ctx, `UPDATE schedules SET status = 'queued', lease_until = ?, updated_at = ?
 		WHERE id IN (SELECT id FROM schedules WHERE status = 'idle' AND next_run_at IS NOT NULL AND next_run_at <= ?
-		             ORDER BY next_run_at LIMIT 100)
-		  AND status = 'idle'`, lease, ms, ms); err != nil {
+		             ORDER BY next_run_at LIMIT ?)
+		  AND status = 'idle'`, lease, ms, ms, min(room, 100)); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Writer().QueryContext(ctx, `UPDATE schedules SET status = 'claimed', owner = ?, lease_until = ?, updated_at = ?

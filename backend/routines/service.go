@@ -83,9 +83,12 @@ type Service struct {
 	wake   chan struct{}
 	mu     sync.Mutex
 	closed bool
-	root   context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// throttledUntil is when the next fire may begin, while the timer is
+	// at MaxFiresPerMinute (zero otherwise).
+	throttledUntil time.Time
+	root           context.Context
+	cancel         context.CancelFunc
+	wg             sync.WaitGroup
 }
 
 // New makes a service; Start begins its timer.
@@ -166,6 +169,12 @@ func (s *Service) Create(ctx context.Context, n NewSchedule) (Schedule, error) {
 		return Schedule{}, err
 	} else if !ok {
 		return Schedule{}, fmt.Errorf("%w '%s'", ErrNoAgent, n.AgentID)
+	}
+	if err := s.checkMember(ctx, n.AgentID, strings.TrimSpace(n.TeamID)); err != nil {
+		return Schedule{}, err
+	}
+	if err := s.checkRoom(ctx); err != nil {
+		return Schedule{}, err
 	}
 	now := s.clock.Now()
 	if spec.Once() {
