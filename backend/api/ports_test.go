@@ -2,7 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -17,6 +20,13 @@ func TestPortRangeSettingAndTheTaskShowsItsPorts(t *testing.T) {
 	code, _, body = f.do(t, "PUT", "/api/settings/port-range", `{"first":80,"last":90,"block":5}`)
 	if code != http.StatusBadRequest {
 		t.Fatalf("a privileged range: %d %s", code, body)
+	}
+	// A range holding Clawboo's own port (issue 26 §2.5e).
+	own := f.srv.URL[strings.LastIndex(f.srv.URL, ":")+1:]
+	ownN, _ := strconv.Atoi(own)
+	code, _, body = f.do(t, "PUT", "/api/settings/port-range", fmt.Sprintf(`{"first":%d,"last":%d,"block":1}`, max(ownN-2, 1024), ownN+2))
+	if code != http.StatusBadRequest || !strings.Contains(errorOf(t, body), "holds "+own+", the port Clawboo itself listens on") {
+		t.Fatalf("a range holding our own port: %d %s", code, body)
 	}
 	code, _, body = f.do(t, "PUT", "/api/settings/port-range", `{"first":45000,"last":45099,"block":4}`)
 	if code != http.StatusOK || decode[board.PortRange](t, body) != (board.PortRange{First: 45000, Last: 45099, Block: 4}) {

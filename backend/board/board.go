@@ -28,6 +28,9 @@ type Options struct {
 	Events *bus.Broker[Event] // may be nil
 	Log    *slog.Logger
 	Now    func() time.Time
+	// PortFree reports whether a port can be bound now (default: try
+	// 127.0.0.1:port); a lease skips a block holding a busy port.
+	PortFree func(port int) bool
 }
 
 // Board is the task board.
@@ -37,6 +40,7 @@ type Board struct {
 	events *bus.Broker[Event]
 	log    *slog.Logger
 	now    func() time.Time
+	free   func(port int) bool
 }
 
 // New makes a board over the store.
@@ -47,7 +51,10 @@ func New(opts Options) *Board {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Board{st: opts.Store, events: opts.Events, log: opts.Log, now: opts.Now, claims: newClaimer(opts.Store, opts.Now)}
+	if opts.PortFree == nil {
+		opts.PortFree = portFree
+	}
+	return &Board{st: opts.Store, events: opts.Events, log: opts.Log, now: opts.Now, free: opts.PortFree, claims: newClaimer(opts.Store, opts.Now)}
 }
 
 // Close stops the claim writer; claims after it fail.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func (b *Board) LeasePorts(ctx context.Context, taskID string) ([]int, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		first, count = freeBlock(r, taken), r.Block
+		first, count = freeBlock(r, taken, b.free), r.Block
 		if first == 0 {
 			return fmt.Errorf("%w in %d–%d (%d worktrees hold ports): finish or remove a task's worktree, or widen the range",
 				ErrNoPorts, r.First, r.Last, len(taken))
@@ -119,8 +120,9 @@ func (b *Board) LeasePorts(ctx context.Context, taskID string) ([]int, error) {
 }
 
 // freeBlock is the first port of the lowest block of r overlapping none of
-// taken (inclusive [lo, hi] pairs, sorted by lo), or 0.
-func freeBlock(r PortRange, taken [][2]int) int {
+// taken (inclusive [lo, hi] pairs, sorted by lo) whose ports are all free
+// right now (another program's server, Clawboo's own port), or 0.
+func freeBlock(r PortRange, taken [][2]int, free func(int) bool) int {
 	sort.Slice(taken, func(i, j int) bool { return taken[i][0] < taken[j][0] })
 	for f := r.First; f+r.Block-1 <= r.Last; f += r.Block {
 		hi, clash := f+r.Block-1, false
@@ -130,12 +132,29 @@ func freeBlock(r PortRange, taken [][2]int) int {
 				break
 			}
 		}
+		for p := f; !clash && p <= hi; p++ {
+			clash = !free(p)
+		}
 		if !clash {
 			return f
 		}
 	}
 	return 0
 }
+
+// portFree tries to bind port on the loopback address: a port another
+// program (or Clawboo itself) listens on fails, whichever address it took.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
+}
+
+// Holds reports whether the range holds port.
+func (r PortRange) Holds(port int) bool { return port >= r.First && port <= r.Last }
 
 // Ports is the task's leased ports, nil when it holds none.
 func (b *Board) Ports(ctx context.Context, taskID string) ([]int, error) {

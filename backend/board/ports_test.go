@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"errors"
+	"net"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -118,5 +119,41 @@ func TestPortRangeValidation(t *testing.T) {
 	b, _ := newBoard(t)
 	if r, err := b.PortRange(context.Background()); err != nil || r != DefaultPortRange {
 		t.Fatalf("default %v %v", r, err)
+	}
+}
+
+// TestALeaseSkipsABlockWithABusyPort (issue 26 §2.5e): a port another
+// program listens on (here the test's own listener) is never leased.
+func TestALeaseSkipsABlockWithABusyPort(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	busy := l.Addr().(*net.TCPAddr).Port
+	// The busy port sits in the range's first block of three.
+	first := max(busy-1, 1024)
+	b := New(Options{Store: st})
+	defer b.Close()
+	if err := b.SetPortRange(ctx, PortRange{First: first, Last: first + 5, Block: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ports, err := b.LeasePorts(ctx, mustCreate(t, b, NewTask{Title: "t"}).ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ports {
+		if p == busy {
+			t.Fatalf("leased %v, which holds the busy port %d", ports, busy)
+		}
+	}
+	if ports[0] != first+3 {
+		t.Fatalf("leased %v, want the next block from %d", ports, first+3)
 	}
 }
