@@ -107,11 +107,24 @@ func TestOpenPreviewOnlyWhenItsPortListens(t *testing.T) {
 	if a := f.open(t, task.ID, `{"what":"preview"}`, 409); a.Reason != "no_ports" {
 		t.Fatalf("%+v", a)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// A lease takes only a port that is free, so the task's server starts
+	// listening on its port after the lease, as a dev server would.
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := probe.Addr().(*net.TCPAddr).Port
+	_ = probe.Close()
+	if err := f.board.SetPortRange(t.Context(), board.PortRange{First: port, Last: port, Block: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := f.board.LeasePorts(t.Context(), task.ID); err != nil || len(ps) != 1 || ps[0] != port {
+		t.Fatal(ps, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:"+itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -123,12 +136,6 @@ func TestOpenPreviewOnlyWhenItsPortListens(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	if err := f.board.SetPortRange(t.Context(), board.PortRange{First: port, Last: port, Block: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if ps, err := f.board.LeasePorts(t.Context(), task.ID); err != nil || len(ps) != 1 || ps[0] != port {
-		t.Fatal(ps, err)
-	}
 	if info := f.open(t, task.ID, "", 200); info.PreviewPort != port || !info.PreviewListening {
 		t.Fatalf("%+v", info)
 	}

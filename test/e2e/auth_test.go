@@ -3,7 +3,9 @@ package e2e
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"html"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,7 +125,8 @@ func TestTokenRotateIsHonouredAtOnce(t *testing.T) {
 
 // TestOpenHandsTheBrowserAFreshLink: `clawboo open` runs the desktop's
 // opener (xdg-open here, a script that records what it was given) on a
-// fresh link that logs in once.
+// private file under the home that leads to a fresh link that logs in
+// once: the link itself is never on the opener's command line.
 func TestOpenHandsTheBrowserAFreshLink(t *testing.T) {
 	s := startServe(t, nil, "--addr", "127.0.0.1:0")
 	printed := s.printedLink(t)
@@ -138,9 +141,25 @@ func TestOpenHandsTheBrowserAFreshLink(t *testing.T) {
 		t.Fatalf("clawboo open: %v %s %s", err, out, errs)
 	}
 	b, err := os.ReadFile(got)
-	link := string(b)
-	if err != nil || !loginLine.MatchString(link) || link == printed || !strings.HasPrefix(link, s.url+"/") {
-		t.Fatalf("opened %q (%v); serve printed %q", link, err, printed)
+	opened := string(b)
+	if err != nil || !strings.HasPrefix(opened, "file:///") || strings.Contains(opened, "login=") {
+		t.Fatalf("the opener was given %q (%v)", opened, err)
+	}
+	u, err := url.Parse(opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(u.Path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the login page %s: %v %v", u.Path, st, err)
+	}
+	page, _ := os.ReadFile(u.Path)
+	m := regexp.MustCompile(`url=([^"]+)"`).FindStringSubmatch(string(page))
+	if m == nil {
+		t.Fatalf("the login page leads nowhere: %s", page)
+	}
+	link := html.UnescapeString(m[1])
+	if !loginLine.MatchString(link) || link == printed || !strings.HasPrefix(link, s.url+"/") {
+		t.Fatalf("the page leads to %q; serve printed %q", link, printed)
 	}
 	if strings.Contains(out+errs, link) || strings.Contains(out+errs, s.token(t)) {
 		t.Errorf("clawboo open printed the link or the token: %s %s", out, errs)
