@@ -56,7 +56,11 @@ describe('quota decoding', () => {
   it('decodes the ledger, its windows, silent runtimes, deferrals and budgets', () => {
     const l = decodeLedger(ledger);
     expect(l.threshold).toBe(95);
-    expect(l.windows[0]).toEqual(ledger.windows[0]);
+    // The backend sends clearsAt only for a rejection that named no reset time.
+    expect(l.windows[0]).toEqual({ ...ledger.windows[0], clearsAt: null });
+    expect(decodeLedger({ ...ledger, windows: [{ ...ledger.windows[0], status: 'rejected', resetsAt: null, clearsAt: 1_700_000_900_000 }] }).windows[0]?.clearsAt).toBe(
+      1_700_000_900_000,
+    );
     expect(l.windows[1]).toMatchObject({ utilization: null, resetsAt: null, reset: true, account: '' });
     expect(l.silent).toEqual([{ runtime: 'openclaw', why: 'OpenClaw reports no usage windows' }]);
     expect(l.deferred[0]).toMatchObject({ id: 'D1', kind: 'task', taskId: 'T1', until: 1_700_000_000_000 });
