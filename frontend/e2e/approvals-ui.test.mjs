@@ -1,7 +1,8 @@
 // Browser tests of the Approvals page as a newcomer meets it (issue 16): a
 // request's title shows its arguments exactly as the program receives them
 // (no upper-casing), and answered requests stay visible as a history with
-// the answer and where it was given (the page, a popup, the API).
+// the answer and where it was given (the page, a popup, the API) — as the server
+// knows it, never as the client claims.
 //
 //   make build-headless && \
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/approvals-ui.test.mjs)
@@ -66,7 +67,10 @@ describe('approvals page', () => {
       assert.match(aText, /on the Approvals page/, aText);
       assert.ok(aText.includes(a.path), aText);
       assert.match(bText, /Denied/, bText);
-      assert.match(bText, /in a popup/, bText);
+      // The program said it was the popup; the server records what it knows
+      // (issue 26 §2.5d): an answer made with the API token is "through the API".
+      assert.match(bText, /through the API/, bText);
+      assert.doesNotMatch(bText, /popup/, bText);
       assert.match(bText, /not this one/, bText);
       // Still there after a reload: the history is the backend's.
       await page.reload();
