@@ -61,6 +61,12 @@ const unexpected = (problems) => problems.filter((p) => !/Failed to load resourc
 const mockWindow = (page) => page.locator(`[data-testid="quota-window"][data-runtime="${MOCK}"][data-window="five_hour"]`);
 const deferral = (page, taskId) => page.locator(`[data-testid="quota-deferral"][data-task-id="${taskId}"]`);
 
+
+/** A time as the page says it: "14:02" today, "2026-12-04 00:11" on another day (an hour from now may be tomorrow). */
+const CLOCK = String.raw`(\d{4}-\d\d-\d\d )?\d\d:\d\d`;
+/** A time in the backend's words of a quota reason: "14:20" today, "Fri 00:11" within the week, else "Jan 2 00:11". */
+const REASON_CLOCK = String.raw`([A-Z][a-z]{2} (\d{1,2} )?)?\d\d:\d\d`;
+
 describe('quota ledger and governor', () => {
   let taskId;
 
@@ -91,7 +97,7 @@ describe('quota ledger and governor', () => {
       assert.equal(await w.getByTestId('quota-window-name').textContent(), 'five-hour');
       assert.equal(await w.getByTestId('quota-percent').textContent(), '97 %');
       assert.match(await w.getByTestId('quota-status').textContent(), /Near the limit/);
-      assert.match(await w.getByTestId('quota-reset').textContent(), /^resets in (59m|1h) \(\d\d:\d\d\)$/);
+      assert.match(await w.getByTestId('quota-reset').textContent(), new RegExp(String.raw`^resets in (59m|1h) \(${CLOCK}\)$`));
       assert.match(await w.getByTestId('quota-seen').textContent(), /seen (just now|\d+s ago)/);
       const bar = w.getByRole('progressbar');
       assert.equal(await bar.getAttribute('aria-valuenow'), '97');
@@ -141,11 +147,11 @@ describe('quota ledger and governor', () => {
       const err = page.getByTestId('task-run-error');
       await waitText(page, err, /five-hour window at 97 %/);
       assert.equal(await err.getAttribute('data-reason'), 'quota');
-      assert.match(await page.getByTestId('task-run-deferred').textContent(), /^Deferred until \d\d:\d\d/);
+      assert.match(await page.getByTestId('task-run-deferred').textContent(), new RegExp(String.raw`^Deferred until ${CLOCK}`));
 
       // The quota event reaches the store: the drawer and the card say it waits.
       const wait = page.getByTestId('task-drawer-quota-wait');
-      await waitText(page, wait, /Waiting for Mock \(fault injection\) quota — resumes \d\d:\d\d \(in (59m|1h)\)/);
+      await waitText(page, wait, new RegExp(String.raw`Waiting for Mock \(fault injection\) quota — resumes ${CLOCK} \(in (59m|1h)\)`));
       assert.match(await page.getByTestId('task-drawer-quota-wait-reason').textContent(), /Mock \(fault injection\) five-hour window at 97 %/);
       const card = page.locator(`[data-testid="task-card"][data-task-id="${taskId}"]`);
       await waitText(page, card.getByTestId('task-quota-wait'), /Waiting for Mock \(fault injection\) quota — resumes/);
@@ -157,8 +163,8 @@ describe('quota ledger and governor', () => {
       await row.waitFor();
       assert.equal(await row.getByTestId('quota-deferral-title').textContent(), 'Summarise the changelog');
       assert.equal(await row.getByTestId('quota-deferral-title').getAttribute('href'), `#/board/${encodeURIComponent(taskId)}`);
-      assert.match(await row.getByTestId('quota-deferral-reason').textContent(), /five-hour window at 97 %, resets \d\d:\d\d/);
-      assert.match(await row.getByTestId('quota-deferral-until').textContent(), /resumes at \d\d:\d\d \(in (59m|1h)\)/);
+      assert.match(await row.getByTestId('quota-deferral-reason').textContent(), new RegExp(String.raw`five-hour window at 97 %, resets ${REASON_CLOCK}`));
+      assert.match(await row.getByTestId('quota-deferral-until').textContent(), new RegExp(String.raw`resumes at ${CLOCK} \(in (59m|1h)\)`));
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();
@@ -374,7 +380,7 @@ describe('quota ledger and governor', () => {
     try {
       const w = page.locator(`[data-testid="quota-window"][data-runtime="${MOCK}"][data-window="requests"]`);
       await w.waitFor();
-      assert.match(await w.getByTestId('quota-reset').textContent(), /^no reset time reported: clears by \d\d:\d\d if nothing says otherwise$/);
+      assert.match(await w.getByTestId('quota-reset').textContent(), new RegExp(String.raw`^no reset time reported: clears by ${CLOCK} if nothing says otherwise$`));
       // Only a rejected window offers Clear.
       assert.equal(await mockWindow(page).getByTestId('quota-clear').count(), 0);
       await w.getByTestId('quota-clear').focus();
