@@ -11,6 +11,7 @@ import (
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // fakeDesk records what attention asked the toolkit and the notifier to do.
@@ -133,7 +134,7 @@ func (e *attentionEnv) ask(t *testing.T, cmd string) (string, <-chan approval.Re
 		out <- r
 	}()
 	var id string
-	eventually(t, "the request to be pending", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the request to be pending", func() bool {
 		ps, _ := e.q.Pending(context.Background())
 		if len(ps) > len(before) {
 			id = ps[len(ps)-1].ID
@@ -144,19 +145,10 @@ func (e *attentionEnv) ask(t *testing.T, cmd string) (string, <-chan approval.Re
 	return id, out
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 func TestPopupsQueueAndAnswersGoThroughTheQueue(t *testing.T) {
 	e := newAttentionEnv(t)
 	id1, got1 := e.ask(t, "echo hi")
-	eventually(t, "the first popup", func() bool { return e.desk.screen() == id1 })
+	testkit.Eventually(t, 5*time.Second, "the first popup", func() bool { return e.desk.screen() == id1 })
 	id2, got2 := e.ask(t, "'/opt/my tools/run' --flag 'it'\\''s'")
 	// One popup at a time: the second waits.
 	time.Sleep(50 * time.Millisecond)
@@ -175,7 +167,7 @@ func TestPopupsQueueAndAnswersGoThroughTheQueue(t *testing.T) {
 	if r := <-got1; r.Status != approval.Approved || r.ResolvedBy != "popup" {
 		t.Fatalf("first: %+v", r)
 	}
-	eventually(t, "the second popup", func() bool { return e.desk.screen() == id2 })
+	testkit.Eventually(t, 5*time.Second, "the second popup", func() bool { return e.desk.screen() == id2 })
 	if p := e.desk.shown[1]; p.Program != "/opt/my tools/run" || p.Args != "--flag 'it'\\''s'" || p.Heading != "Allow run to run?" {
 		t.Fatalf("quoted program: %+v", p)
 	}
@@ -198,7 +190,7 @@ func TestPopupsQueueAndAnswersGoThroughTheQueue(t *testing.T) {
 func TestAnsweredElsewhereWithdrawsThePopupAndTheNotification(t *testing.T) {
 	e := newAttentionEnv(t)
 	id1, got1 := e.ask(t, "echo one")
-	eventually(t, "the first popup", func() bool { return e.desk.screen() == id1 })
+	testkit.Eventually(t, 5*time.Second, "the first popup", func() bool { return e.desk.screen() == id1 })
 	id2, got2 := e.ask(t, "echo two")
 	id3, got3 := e.ask(t, "echo three")
 	// The page answers the waiting second one: it never shows.
@@ -212,7 +204,7 @@ func TestAnsweredElsewhereWithdrawsThePopupAndTheNotification(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-got1
-	eventually(t, "the third popup", func() bool { return e.desk.screen() == id3 })
+	testkit.Eventually(t, 5*time.Second, "the third popup", func() bool { return e.desk.screen() == id3 })
 	e.desk.mu.Lock()
 	log := strings.Join(e.desk.log, ",")
 	closed := strings.Join(e.desk.closedN, ",")
@@ -247,12 +239,12 @@ func TestTrayCountsAndTaskNotifications(t *testing.T) {
 	}
 	e.runs.Publish(store.Run{ID: "r1", TaskID: &task, Status: store.RunRunning, Title: "msg"})
 	e.runs.Publish(store.Run{ID: "r2", Status: store.RunRunning})
-	eventually(t, "two live runs, one a task", func() bool { return counts() == [3]int{0, 1, 2} })
+	testkit.Eventually(t, 5*time.Second, "two live runs, one a task", func() bool { return counts() == [3]int{0, 1, 2} })
 	id, got := e.ask(t, "echo x")
-	eventually(t, "a pending approval", func() bool { return counts() == [3]int{1, 1, 2} })
+	testkit.Eventually(t, 5*time.Second, "a pending approval", func() bool { return counts() == [3]int{1, 1, 2} })
 	e.runs.Publish(store.Run{ID: "r1", TaskID: &task, Status: store.RunFailed, Error: "boom\nstack", EndedAt: &ended})
 	e.runs.Publish(store.Run{ID: "r2", Status: store.RunSucceeded, EndedAt: &ended})
-	eventually(t, "no live runs", func() bool { return counts() == [3]int{1, 0, 0} })
+	testkit.Eventually(t, 5*time.Second, "no live runs", func() bool { return counts() == [3]int{1, 0, 0} })
 	e.desk.mu.Lock()
 	n := e.desk.notified["run:r1"]
 	_, adhoc := e.desk.notified["run:r2"]
@@ -264,7 +256,7 @@ func TestTrayCountsAndTaskNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-got
-	eventually(t, "no pending approvals", func() bool { return counts() == [3]int{0, 0, 0} })
+	testkit.Eventually(t, 5*time.Second, "no pending approvals", func() bool { return counts() == [3]int{0, 0, 0} })
 }
 
 func TestPendingAtStartIsShown(t *testing.T) {
@@ -284,12 +276,12 @@ func TestPendingAtStartIsShown(t *testing.T) {
 		r, _ := q.Ask(ctx, approval.Request{Kind: approval.KindTool, Title: "Delete", Tool: "delete_path", Args: `{"path":"x"}`}, time.Minute)
 		done <- r
 	}()
-	eventually(t, "a pending request", func() bool { ps, _ := q.Pending(ctx); return len(ps) == 1 })
+	testkit.Eventually(t, 5*time.Second, "a pending request", func() bool { ps, _ := q.Pending(ctx); return len(ps) == 1 })
 	desk := &fakeDesk{notified: map[string]string{}}
 	a := newAttention(attentionOptions{Approvals: q, Runs: bus.New[store.Run](0), Popups: desk, Notify: desk,
 		Resolve: func(context.Context, string, bool) error { return nil }})
 	a.start(ctx)
-	eventually(t, "its popup", func() bool { return desk.screen() != "" })
+	testkit.Eventually(t, 5*time.Second, "its popup", func() bool { return desk.screen() != "" })
 	if p := desk.shown[0]; p.Program != "delete_path" || p.Heading != "Allow the tool delete_path?" {
 		t.Fatalf("%+v", p)
 	}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 const readyMarker = "clawboo: page ready" // app.ReadyMarker, which needs the desktop tag
@@ -124,7 +125,7 @@ func testServe(t *testing.T, bin string) {
 		<-done
 	}()
 	var port string
-	waitFor(t, 30*time.Second, "the serve port file", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "the serve port file", func() (bool, string) {
 		b, err := os.ReadFile(filepath.Join(home, "api-port.txt"))
 		port = strings.TrimSpace(string(b))
 		return err == nil && port != "", fmt.Sprint(err)

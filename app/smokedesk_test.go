@@ -22,6 +22,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/fakes/fakeprovider"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // sentinelKey must never show up anywhere but the provider's request.
@@ -173,7 +174,7 @@ func testApprovals(t *testing.T, bin string) {
 
 	// The first request: a native popup, answered with Alt+A.
 	var win string
-	waitFor(t, 30*time.Second, "the first approval popup", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "the first approval popup", func() (bool, string) {
 		win = popupWindow()
 		return win != "", "none"
 	})
@@ -197,7 +198,7 @@ func testApprovals(t *testing.T, bin string) {
 
 	// The second request: answered in the page, its popup withdrawn.
 	var second string
-	waitFor(t, 30*time.Second, "the second request", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "the second request", func() (bool, string) {
 		var ps struct {
 			Approvals []struct{ ID, Command string }
 		}
@@ -212,16 +213,16 @@ func testApprovals(t *testing.T, bin string) {
 	p.mustEval(`(location.hash = "#/approvals", true)`)
 	p.waitTrue(15*time.Second, "the second request's card", `!!q('approval-deny')`)
 	p.mustEval(`(q('approval-deny').click(), true)`)
-	waitFor(t, 15*time.Second, "the popup to be withdrawn", func() (bool, string) { return popupWindow() == "", "still up" })
+	testkit.EventuallySays(t, 15*time.Second, "the popup to be withdrawn", func() (bool, string) { return popupWindow() == "", "still up" })
 
 	// The run finishes: `echo hi` ran with its output in the transcript,
 	// the second was refused, the task notification went out.
-	waitFor(t, 30*time.Second, "the run to end", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "the run to end", func() (bool, string) {
 		var r struct{ Status string }
 		_ = getJSON(base+"/api/runs/"+started.RunID, &r)
 		return terminal[r.Status], r.Status
 	})
-	waitFor(t, 10*time.Second, "a notification for the second request and the task's end", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "a notification for the second request and the task's end", func() (bool, string) {
 		return notes.has("Clawboo: approval needed", "echo") && (notes.has("Clawboo: task finished", "Say hi") || notes.has("Clawboo: task failed", "Say hi")),
 			fmt.Sprint(notes.shown)
 	})

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // desktop is the real desktop binary running as a child process, its
@@ -87,7 +89,7 @@ func (d *desktop) output() string {
 func (d *desktop) baseURL(t *testing.T) string {
 	t.Helper()
 	var port string
-	waitFor(t, 30*time.Second, "api-port.txt", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "api-port.txt", func() (bool, string) {
 		b, err := os.ReadFile(filepath.Join(d.home, "api-port.txt"))
 		port = strings.TrimSpace(string(b))
 		return err == nil && port != "", fmt.Sprint(err)
@@ -176,23 +178,6 @@ func statFields(b []byte) []string {
 		return nil
 	}
 	return strings.Fields(string(b[i+1:]))
-}
-
-// waitFor polls cond until it holds or the deadline passes; the failure
-// names what was awaited and the last thing cond saw.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s; last: %s", timeout, what, last)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 // run runs a short command with a timeout and returns its combined output.

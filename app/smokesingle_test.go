@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // alreadyOpen is app.AlreadyOpenMarker, which needs the desktop tag.
@@ -57,7 +59,7 @@ func testSingleInstance(t *testing.T, bin string) {
 	d := startDesktop(t, bin)
 	pid := d.cmd.Process.Pid
 	var win string
-	waitFor(t, 30*time.Second, "the first app's window", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "the first app's window", func() (bool, string) {
 		win = ownWindow(pid)
 		return win != "", "none"
 	})
@@ -114,14 +116,14 @@ func testSingleInstance(t *testing.T, bin string) {
 		if took > 5*time.Second {
 			t.Fatalf("%s: the second launch took %v", h.name, took)
 		}
-		waitFor(t, 5*time.Second, "the first window to show again ("+h.name+")", func() (bool, string) {
+		testkit.EventuallySays(t, 5*time.Second, "the first window to show again ("+h.name+")", func() (bool, string) {
 			return ownWindow(pid) != "", "not visible"
 		})
 		if d.exited() {
 			t.Fatalf("%s: the first app exited", h.name)
 		}
 		if wm { // shown and given the focus (gtk_window_present)
-			waitFor(t, 5*time.Second, "the first window to be active ("+h.name+")", func() (bool, string) {
+			testkit.EventuallySays(t, 5*time.Second, "the first window to be active ("+h.name+")", func() (bool, string) {
 				active, err := run(5*time.Second, "xdotool", "getactivewindow")
 				return strings.TrimSpace(active) == win, fmt.Sprint(strings.TrimSpace(active), err)
 			})
@@ -149,7 +151,7 @@ func testSingleInstance(t *testing.T, bin string) {
 	<-d.done
 	again := startDesktop(t, bin, "CLAWBOO_HOME="+d.home)
 	again.home = d.home
-	waitFor(t, 30*time.Second, "a window after the kill -9", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "a window after the kill -9", func() (bool, string) {
 		return ownWindow(again.cmd.Process.Pid) != "", strings.TrimSpace(again.output())
 	})
 	if again.exited() {
@@ -180,7 +182,7 @@ func testSingleInstance(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	waitFor(t, 20*time.Second, "the serve's instance file", func() (bool, string) {
+	testkit.EventuallySays(t, 20*time.Second, "the serve's instance file", func() (bool, string) {
 		b, err := os.ReadFile(filepath.Join(d.home, "clawboo.instance.json"))
 		info.PID, info.URL = 0, ""
 		return err == nil && json.Unmarshal(b, &info) == nil && info.PID == srv.Process.Pid && info.URL != "", string(b)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // trayMenu reads the item's dbusmenu: label → id.
@@ -78,7 +80,7 @@ func testTray(t *testing.T, bin string) {
 	base := d.baseURL(t)
 	p := page{t: t, base: base}
 	p.waitTrue(30*time.Second, "the page", `document.body.dataset.ready === "1"`)
-	waitFor(t, 10*time.Second, "the tray to be shown", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the tray to be shown", func() (bool, string) {
 		return strings.Contains(d.output(), `msg="tray shown"`), "not yet"
 	})
 	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", d.cmd.Process.Pid)
@@ -86,7 +88,7 @@ func testTray(t *testing.T, bin string) {
 	if err := conn.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, dest).Store(&owner); err != nil {
 		t.Fatalf("our item %s is not on the bus: %v", dest, err)
 	}
-	waitFor(t, 10*time.Second, "the host to list our item", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the host to list our item", func() (bool, string) {
 		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
 			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
 		items, _ := v.Value().([]string)
@@ -101,7 +103,7 @@ func testTray(t *testing.T, bin string) {
 	// A live run shows in the menu.
 	live := postRun(t, base, "!abort")
 	var menu map[string]int32
-	waitFor(t, 10*time.Second, "the menu to count the live run", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the menu to count the live run", func() (bool, string) {
 		menu = trayMenu(t, conn, dest)
 		_, _, ok := findLabel(menu, "Pause all runs (1 live)")
 		return ok, fmt.Sprint(menu)
@@ -115,7 +117,7 @@ func testTray(t *testing.T, bin string) {
 	// Closing the window (the same "Q" message the close button sends)
 	// with a run live hides it; the app and the run go on.
 	p.mustEval(`(window.WailsInvoke('Q'), true)`)
-	waitFor(t, 10*time.Second, "the window to hide", func() (bool, string) { return !windowVisible(), "still visible" })
+	testkit.EventuallySays(t, 10*time.Second, "the window to hide", func() (bool, string) { return !windowVisible(), "still visible" })
 	time.Sleep(300 * time.Millisecond)
 	if d.exited() {
 		t.Fatal("closing the window with a run live quit the app")
@@ -127,10 +129,10 @@ func testTray(t *testing.T, bin string) {
 
 	// The tray brings the window back and pauses the run.
 	click(t, conn, dest, menu["Open Clawboo"])
-	waitFor(t, 10*time.Second, "the window to show again", func() (bool, string) { return windowVisible(), "hidden" })
+	testkit.EventuallySays(t, 10*time.Second, "the window to show again", func() (bool, string) { return windowVisible(), "hidden" })
 	_, pause, _ := findLabel(menu, "Pause all runs")
 	click(t, conn, dest, pause)
-	waitFor(t, 10*time.Second, "the run to be paused", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the run to be paused", func() (bool, string) {
 		_ = getJSON(base+"/api/runs/"+live, &r)
 		return r.Status == "aborted", r.Status
 	})
@@ -138,7 +140,7 @@ func testTray(t *testing.T, bin string) {
 	// Quit from the tray with another run live: a clean exit, the run
 	// recorded as aborted.
 	live2 := postRun(t, base, "!abort")
-	waitFor(t, 10*time.Second, "the second run to run", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the second run to run", func() (bool, string) {
 		_ = getJSON(base+"/api/runs/"+live2, &r)
 		return r.Status == "running", r.Status
 	})
@@ -157,8 +159,11 @@ func testTray(t *testing.T, bin string) {
 }
 
 // startTrayHost starts a StatusNotifier host (with its own watcher) and
-// answers a session-bus connection once the watcher is on the bus; the
-// host is killed and the connection closed when the test ends.
+// answers a session-bus connection once the host is registered with its
+// watcher; the host is killed and the connection closed when the test
+// ends. The host is a third-party program: one that dies or loses its bus
+// name while starting (seen under load) is started again, at most three
+// times, and the failure quotes each attempt's output.
 func startTrayHost(t *testing.T) *dbus.Conn {
 	t.Helper()
 	host, err := exec.LookPath("gtk-sni-tray-standalone")
@@ -170,21 +175,40 @@ func startTrayHost(t *testing.T) *dbus.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	hostCmd := exec.Command(host, "--watcher")
-	hostCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := hostCmd.Start(); err != nil {
-		t.Fatal(err)
+	var why []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		kill, failed := tryTrayHost(host, conn)
+		if failed == "" {
+			t.Cleanup(kill)
+			return conn
+		}
+		why = append(why, fmt.Sprintf("attempt %d: %s", attempt, failed))
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-hostCmd.Process.Pid, syscall.SIGKILL); _ = hostCmd.Wait() })
-	waitFor(t, 20*time.Second, "the StatusNotifierWatcher", func() (bool, string) {
-		var has bool
-		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
-		return has, fmt.Sprint(err)
-	})
-	// The name comes before the host has registered with its own watcher
-	// (and, under load, before the watcher settles): an item registered in
-	// that gap is refused. Wait for the watcher to say a host is there.
-	waitFor(t, 20*time.Second, "the tray host to register with its watcher", func() (bool, string) {
+	t.Fatalf("no tray host came up:\n%s", strings.Join(why, "\n"))
+	return nil
+}
+
+// tryTrayHost starts the host and waits until its watcher says a host is
+// registered: the name alone comes before that, and an item registered in
+// that gap is refused. It answers how to stop the host, or why it did not
+// come up (the host then already stopped).
+func tryTrayHost(host string, conn *dbus.Conn) (kill func(), failed string) {
+	var out testkit.SyncBuffer
+	cmd := exec.Command(host, "--watcher")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err.Error()
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	kill = func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited }
+	up, last := testkit.Within(40*time.Second, func() (bool, string) {
+		select {
+		case <-exited:
+			return true, "the host exited"
+		default:
+		}
 		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
 			GetProperty("org.kde.StatusNotifierWatcher.IsStatusNotifierHostRegistered")
 		if err != nil {
@@ -193,5 +217,9 @@ func startTrayHost(t *testing.T) *dbus.Conn {
 		ok, _ := v.Value().(bool)
 		return ok, fmt.Sprint(v.Value())
 	})
-	return conn
+	if up && last != "the host exited" {
+		return kill, ""
+	}
+	kill()
+	return nil, fmt.Sprintf("%s; its output: %q", last, out.String())
 }

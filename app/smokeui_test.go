@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // page drives the real WebKitGTK page through the e2e build's eval hook.
@@ -59,7 +61,7 @@ func (p page) mustEval(expr string) string {
 // waitTrue polls a boolean expression.
 func (p page) waitTrue(timeout time.Duration, what, expr string) {
 	p.t.Helper()
-	waitFor(p.t, timeout, what, func() (bool, string) {
+	testkit.EventuallySays(p.t, timeout, what, func() (bool, string) {
 		v, err := p.eval(expr)
 		if err != nil {
 			return false, err.Error()
@@ -118,7 +120,7 @@ func (p page) startRun(runtime, message string) {
 func (p page) waitRun(timeout time.Duration, what, notID string, seen func(runView), cond func(runView) bool) runView {
 	p.t.Helper()
 	var last runView
-	waitFor(p.t, timeout, what, func() (bool, string) {
+	testkit.EventuallySays(p.t, timeout, what, func() (bool, string) {
 		v, err := p.runView()
 		if err != nil {
 			return false, err.Error()

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // testWindow runs one desktop app through its life: window and page up,
@@ -22,13 +24,13 @@ func testWindow(t *testing.T, bin string) {
 
 	// (a) The window is mapped and the page has loaded.
 	var win string
-	waitFor(t, 30*time.Second, "a visible window named Clawboo", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "a visible window named Clawboo", func() (bool, string) {
 		out, err := run(5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Clawboo$")
 		win = strings.TrimSpace(out)
 		return err == nil && win != "", fmt.Sprint(out, err)
 	})
 	toWindow := time.Since(d.start)
-	waitFor(t, 30*time.Second, "the "+readyMarker+" line", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "the "+readyMarker+" line", func() (bool, string) {
 		return strings.Contains(d.output(), readyMarker), "no marker yet"
 	})
 	p := page{t: t, base: d.baseURL(t)}
@@ -85,7 +87,7 @@ func testWindow(t *testing.T, bin string) {
 	// (d) SIGTERM with a run still live: exit 0, the run recorded as
 	// aborted, no WebKit helper left behind.
 	live := postRun(t, p.base, "!abort")
-	waitFor(t, 10*time.Second, "the API run to be running", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the API run to be running", func() (bool, string) {
 		var r struct{ Status string }
 		err := getJSON(p.base+"/api/runs/"+live, &r)
 		return r.Status == "running", fmt.Sprint(r.Status, err)
@@ -111,7 +113,7 @@ func testWindow(t *testing.T, bin string) {
 	if got := runStatus(t, d.home, live); got != "aborted" {
 		t.Fatalf("the live run is %q in the database, want aborted", got)
 	}
-	waitFor(t, 5*time.Second, "the WebKit helpers to exit", func() (bool, string) {
+	testkit.EventuallySays(t, 5*time.Second, "the WebKit helpers to exit", func() (bool, string) {
 		var left []string
 		for _, h := range d.helpers {
 			if h.alive() {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // The window under a real window manager (openbox, from Debian): closing
@@ -53,7 +55,7 @@ func ensureWM(t *testing.T) {
 		exited := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(exited) }()
 		gone := false
-		waitFor(t, 15*time.Second, "openbox to manage the screen", func() (bool, string) {
+		testkit.EventuallySays(t, 15*time.Second, "openbox to manage the screen", func() (bool, string) {
 			select {
 			case <-exited:
 				gone = true
@@ -92,7 +94,7 @@ func wmRunning() bool {
 func mainWindow(t *testing.T) string {
 	t.Helper()
 	var win string
-	waitFor(t, 30*time.Second, "a visible window named Clawboo", func() (bool, string) {
+	testkit.EventuallySays(t, 30*time.Second, "a visible window named Clawboo", func() (bool, string) {
 		out, err := run(5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Clawboo$")
 		if f := strings.Fields(out); err == nil && len(f) > 0 {
 			win = f[0]
@@ -136,7 +138,7 @@ func testWMClose(t *testing.T, bin string) {
 	p := page{t: t, base: d.baseURL(t)}
 	p.waitTrue(30*time.Second, "the page", `document.body.dataset.ready === "1"`)
 	live := postRun(t, p.base, "!abort")
-	waitFor(t, 10*time.Second, "the run to run", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the run to run", func() (bool, string) {
 		var r struct{ Status string }
 		_ = getJSON(p.base+"/api/runs/"+live, &r)
 		return r.Status == "running", r.Status
@@ -154,17 +156,17 @@ func testWMClose(t *testing.T, bin string) {
 	win = mainWindow(t)
 	p = page{t: t, base: d.baseURL(t)}
 	p.waitTrue(30*time.Second, "the page", `document.body.dataset.ready === "1"`)
-	waitFor(t, 10*time.Second, "the tray to be shown", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the tray to be shown", func() (bool, string) {
 		return strings.Contains(d.output(), `msg="tray shown"`), "not yet"
 	})
 	live = postRun(t, p.base, "!abort")
 	var r struct{ Status string }
-	waitFor(t, 10*time.Second, "the run to run", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the run to run", func() (bool, string) {
 		_ = getJSON(p.base+"/api/runs/"+live, &r)
 		return r.Status == "running", r.Status
 	})
 	wmClose(t, win)
-	waitFor(t, 10*time.Second, "the window to hide", func() (bool, string) { return !windowVisible(), "still visible" })
+	testkit.EventuallySays(t, 10*time.Second, "the window to hide", func() (bool, string) { return !windowVisible(), "still visible" })
 	time.Sleep(300 * time.Millisecond)
 	if d.exited() {
 		t.Fatal("closing the window with a run live and a tray host quit the app")
@@ -178,7 +180,7 @@ func testWMClose(t *testing.T, bin string) {
 	if code := apiCall(t, "POST", p.base+"/api/runs/"+live+"/abort", nil, nil); code >= 300 {
 		t.Fatalf("abort: %d", code)
 	}
-	waitFor(t, 10*time.Second, "the run to be aborted", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the run to be aborted", func() (bool, string) {
 		_ = getJSON(p.base+"/api/runs/"+live, &r)
 		return r.Status == "aborted", r.Status
 	})
@@ -272,7 +274,7 @@ func testGeometry(t *testing.T, bin string) {
 		t.Fatalf("windowmove: %v %s", err, out)
 	}
 	var x, y, w, h int
-	waitFor(t, 5*time.Second, "the window at 150,100 sized 900x600", func() (bool, string) {
+	testkit.EventuallySays(t, 5*time.Second, "the window at 150,100 sized 900x600", func() (bool, string) {
 		x, y, w, h = geometryOf(t, win)
 		return w == 900 && h == 600 && near(x, 150, 50) && near(y, 100, 50), fmt.Sprint(x, y, w, h)
 	})
@@ -287,7 +289,7 @@ func testGeometry(t *testing.T, bin string) {
 	d = launch()
 	win = mainWindow(t)
 	var x2, y2, w2, h2 int
-	waitFor(t, 10*time.Second, "the window where it was left", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the window where it was left", func() (bool, string) {
 		x2, y2, w2, h2 = geometryOf(t, win)
 		return w2 == w && h2 == h && near(x2, x, 2) && near(y2, y, 2), fmt.Sprintf("%d,%d %dx%d, want %d,%d %dx%d", x2, y2, w2, h2, x, y, w, h)
 	})
@@ -305,7 +307,7 @@ func testGeometry(t *testing.T, bin string) {
 	d = launch()
 	win = mainWindow(t)
 	sw, sh := screenSize(t)
-	waitFor(t, 10*time.Second, "the window inside the screen", func() (bool, string) {
+	testkit.EventuallySays(t, 10*time.Second, "the window inside the screen", func() (bool, string) {
 		x, y, w, h = geometryOf(t, win)
 		return x >= 0 && y >= 0 && x+w <= sw && y+h <= sh && w >= 720, fmt.Sprintf("%d,%d %dx%d on %dx%d", x, y, w, h, sw, sh)
 	})
@@ -315,7 +317,7 @@ func testGeometry(t *testing.T, bin string) {
 	if out, err := run(5*time.Second, "wmctrl", "-i", "-r", win, "-b", "add,maximized_vert,maximized_horz"); err != nil {
 		t.Fatalf("maximise: %v %s", err, out)
 	}
-	waitFor(t, 10*time.Second, "the window maximised", func() (bool, string) { return maximized(win), "not maximised" })
+	testkit.EventuallySays(t, 10*time.Second, "the window maximised", func() (bool, string) { return maximized(win), "not maximised" })
 	wmClose(t, win)
 	waitExit(t, d, 15*time.Second, "close")
 	saved, _ = os.ReadFile(filepath.Join(home, "window.json"))
@@ -324,7 +326,7 @@ func testGeometry(t *testing.T, bin string) {
 	}
 	d = launch()
 	win = mainWindow(t)
-	waitFor(t, 10*time.Second, "the window maximised again", func() (bool, string) { return maximized(win), "not maximised" })
+	testkit.EventuallySays(t, 10*time.Second, "the window maximised again", func() (bool, string) { return maximized(win), "not maximised" })
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +390,7 @@ func testEditKeys(t *testing.T, bin string) {
 	}
 	waitValue := func(id, want, what string) {
 		t.Helper()
-		waitFor(t, 5*time.Second, what, func() (bool, string) { v := value(id); return v == want, fmt.Sprintf("%s is %q, want %q", id, v, want) })
+		testkit.EventuallySays(t, 5*time.Second, what, func() (bool, string) { v := value(id); return v == want, fmt.Sprintf("%s is %q, want %q", id, v, want) })
 	}
 
 	clickField("ports-first")

@@ -19,6 +19,7 @@ import (
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // claudeTestKey is the Anthropic key the runs get from the vault: it must
@@ -35,7 +36,7 @@ type claudeRig struct {
 	h      http.Handler
 	home   string
 	getenv func(string) string // the backend's environment (the vault's too)
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 	fake   *fakeanthropic.Server
 }
 
@@ -85,7 +86,7 @@ func newClaudeRigWith(t *testing.T, ctx context.Context, prep func(user string))
 	if prep != nil {
 		prep(user)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // codexTestKey is the OpenAI key the run gets from the vault: it must
@@ -90,7 +91,7 @@ type codexEnv struct {
 	b    *Backend
 	fake *fakeresponses.Server
 	home string
-	logs *syncBuffer
+	logs *testkit.SyncBuffer
 	// close closes the backend once (Close is not idempotent).
 	close func()
 }
@@ -111,7 +112,7 @@ func newCodexEnv(t *testing.T, ctx context.Context) *codexEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} }})
 	if err != nil {

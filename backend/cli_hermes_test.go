@@ -19,6 +19,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // buildFakeHermes builds the fake hermes program (backend/fakes/fakehermes)
@@ -47,7 +48,7 @@ type hermesE2E struct {
 	b      *Backend
 	h      http.Handler
 	cfg    config.Config
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 	closed bool
 }
 
@@ -70,7 +71,7 @@ func newHermesE2E(t *testing.T) *hermesE2E {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &hermesE2E{cfg: cfg, logs: &syncBuffer{}}
+	e := &hermesE2E{cfg: cfg, logs: &testkit.SyncBuffer{}}
 	e.b, err = New(context.Background(), Options{Config: cfg, Getenv: getenv, Environ: environ,
 		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {

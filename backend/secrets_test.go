@@ -13,29 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/internal/testkit"
 )
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSentinelKeyNeverLeaks connects a sentinel key through the API and then
 // looks for it everywhere a key must never be: every response, every log
@@ -71,7 +53,7 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b, err := New(context.Background(), Options{Config: cfg, Log: log, Getenv: getenv, Environ: environ})
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/teams"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // mixedRig is one listening backend with three runtimes, each offline on
@@ -38,7 +39,7 @@ type mixedRig struct {
 	native *fakeprovider.Server
 	claude *fakeanthropic.Server
 	codex  *fakeresponses.Server
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 	team   teams.Team
 	ids    map[string]string // name → agent id
 }
@@ -46,7 +47,7 @@ type mixedRig struct {
 func newMixedRig(t *testing.T, ctx context.Context) *mixedRig {
 	t.Helper()
 	claudeBin, codexBin := testCLIBin(t, "claude"), testCLIBin(t, "codex")
-	rg := &mixedRig{native: fakeprovider.New(), claude: fakeanthropic.New(), codex: fakeresponses.New(), logs: &syncBuffer{},
+	rg := &mixedRig{native: fakeprovider.New(), claude: fakeanthropic.New(), codex: fakeresponses.New(), logs: &testkit.SyncBuffer{},
 		ids: map[string]string{}}
 	var urls []string
 	for _, f := range []http.Handler{rg.native, rg.claude, rg.codex} {

@@ -14,6 +14,7 @@ import (
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/teams"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // restartHome is one Clawboo home with the mock runtime (in worktrees) and
@@ -241,16 +242,6 @@ func (rh *restartHome) taskStatus(t *testing.T, id string) string {
 	return task.Task.Status
 }
 
-// waitUntil polls ok until it holds or the deadline passes.
-func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool, show func() string) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !ok(); time.Sleep(25 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s\n%s", what, show())
-		}
-	}
-}
-
 const teamTurns = `SELECT COUNT(*) FROM runs WHERE team_id = ? AND task_id IS NULL`
 
 // TestTeamRestartMidDelegation: a restart in the middle of a delegation
@@ -302,11 +293,11 @@ func restartMidDelegation(t *testing.T, crash bool) {
 		}
 	}
 	for _, tm := range rh.teams {
-		waitUntil(t, 20*time.Second, tm.lead+"'s reply", func() bool { return rh.has(t, tm, planned(tm)) }, show)
+		testkit.Eventually(t, 20*time.Second, tm.lead+"'s reply", func() bool { return rh.has(t, tm, planned(tm)) }, show)
 		if tm.ended {
-			waitUntil(t, 20*time.Second, tm.member+"'s report-up", func() bool { return rh.has(t, tm, isReport(tm)) }, show)
+			testkit.Eventually(t, 20*time.Second, tm.member+"'s report-up", func() bool { return rh.has(t, tm, isReport(tm)) }, show)
 		} else {
-			waitUntil(t, 20*time.Second, tm.member+" running", func() bool {
+			testkit.Eventually(t, 20*time.Second, tm.member+" running", func() bool {
 				d := rh.delegation(t, tm)
 				return d.status == "running" && d.childRun != "" &&
 					rh.count(t, `SELECT COUNT(*) FROM runs WHERE id = ? AND status = 'running'`, d.childRun) == 1
@@ -365,7 +356,7 @@ func restartMidDelegation(t *testing.T, crash bool) {
 
 	// Each leader's follow-up turn on its [Task Update].
 	for _, tm := range rh.teams {
-		waitUntil(t, 40*time.Second, tm.lead+"'s follow-up turn", func() bool { return rh.has(t, tm, followUp(tm)) }, show)
+		testkit.Eventually(t, 40*time.Second, tm.lead+"'s follow-up turn", func() bool { return rh.has(t, tm, followUp(tm)) }, show)
 	}
 	// A second [Task Update] would be armed by a second report and fire
 	// within one window: wait one out before counting.

@@ -1,20 +1,19 @@
 package agents
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/vault"
+	"github.com/clawboo/desktop/internal/testkit"
 	"go.uber.org/goleak"
 )
 
@@ -26,25 +25,8 @@ type fixture struct {
 	vault  *vault.Vault
 	ledger *budget.Ledger
 	env    map[string]string
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 	live   map[string]bool
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -59,7 +41,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close(); st.Close() })
-	f := &fixture{st: st, vault: v, env: env, logs: &syncBuffer{}, live: map[string]bool{},
+	f := &fixture{st: st, vault: v, env: env, logs: &testkit.SyncBuffer{}, live: map[string]bool{},
 		ledger: budget.New(budget.Options{Store: st})}
 	f.svc = New(Options{Store: st, Budget: f.ledger, Vault: v,
 		Log:          slog.New(slog.NewTextHandler(f.logs, nil)),

@@ -1,20 +1,19 @@
 package budget
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // clock is a settable test clock; Unix milliseconds.
@@ -29,24 +28,7 @@ type fixture struct {
 	st     *store.Store
 	events *bus.Broker[Event]
 	clock  *clock
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs   *testkit.SyncBuffer
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -66,7 +48,7 @@ func newFixture(t testing.TB) *fixture {
 	if _, err := st.Writer().Exec(`INSERT INTO tasks (id, title, root_id, created_at, updated_at) VALUES ('m1', 'mission', 'm1', 1, 1)`); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{st: st, events: bus.New[Event](0), clock: &clock{}, logs: &syncBuffer{}}
+	f := &fixture{st: st, events: bus.New[Event](0), clock: &clock{}, logs: &testkit.SyncBuffer{}}
 	t.Cleanup(f.events.Close)
 	f.clock.set(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	f.l = New(Options{Store: st, Events: f.events, Log: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock.now})
@@ -244,7 +226,7 @@ func TestChargeUnreported(t *testing.T) {
 	if !strings.Contains(f.logs.String(), "spend_unreported") || !strings.Contains(f.logs.String(), "run_id=r-hermes") {
 		t.Fatalf("no spend_unreported warning in %q", f.logs.String())
 	}
-	f.logs = &syncBuffer{}
+	f.logs = &testkit.SyncBuffer{}
 	f.l.log = slog.New(slog.NewTextHandler(f.logs, nil))
 	c.RunID = "r-aborted"
 	if _, err := f.l.ChargeUnreported(ctx, c, 10, 10, true); err != nil {

@@ -126,7 +126,7 @@ func TestExitCodes(t *testing.T) {
 
 func TestEnvIsOnlyWhatWasGiven(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-sentinel-never-pass-me")
-	env := AllowEnv(append(os.Environ(), "npm_config__authToken=tok", "npm_config_prefix=/p"), BaseEnv, InstallerPrefixes, map[string]string{"PROC_CHILD": "env"})
+	env := AllowEnv(append(os.Environ(), "npm_config__authToken=tok", "npm_config_prefix=/p"), BaseEnv(), InstallerPrefixes(), map[string]string{"PROC_CHILD": "env"})
 	c, err := Start(context.Background(), Spec{Path: os.Args[0], Env: env})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // fullDisk readies e for a full disk: quick journal retries and resaves.
@@ -20,17 +21,6 @@ func (e *env) fullDisk(t *testing.T) (free func()) {
 	e.sup.journal.backoff = []time.Duration{time.Millisecond}
 	e.sup.resave.first.Store(int64(20 * time.Millisecond))
 	return storetest.FillDisk(t, e.st.Writer())
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // checkEndedNotSaved checks how the host shows a run whose result is not
@@ -48,7 +38,7 @@ func checkEndedNotSaved(t *testing.T, e *env, h *Handle) store.Run {
 		t.Fatalf("%+v", r)
 	}
 	// Once the run has left the live set, the host still answers for it.
-	waitFor(t, "the run to leave the live set", func() bool { return !e.sup.IsLive(h.ID) })
+	testkit.Eventually(t, 20*time.Second, "the run to leave the live set", func() bool { return !e.sup.IsLive(h.ID) })
 	if v, ok := e.sup.Live(h.ID); !ok || v.Status != store.RunFailed || v.EndedAt == nil {
 		t.Fatalf("the host must show the ended run: %+v %v", v, ok)
 	}
@@ -67,7 +57,7 @@ func checkSavedLater(t *testing.T, e *env, id string, free func()) {
 	t.Helper()
 	free()
 	var got store.Run
-	waitFor(t, "the result to be saved", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the result to be saved", func() bool {
 		var err error
 		got, err = e.st.GetRun(context.Background(), id)
 		return err == nil && !got.Live()
@@ -81,7 +71,7 @@ func checkSavedLater(t *testing.T, e *env, id string, free func()) {
 	}
 	// The resaver forgets the run just after its row lands, so the two may
 	// overlap for a moment (both answer the same run); then only the ledger does.
-	waitFor(t, "a saved run to be answered by the ledger alone", func() bool {
+	testkit.Eventually(t, 20*time.Second, "a saved run to be answered by the ledger alone", func() bool {
 		_, ok := e.sup.Live(id)
 		return !ok
 	})
@@ -111,7 +101,7 @@ func TestFullDiskFinalWriteFailsRunDoesNotStayRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run row to be running", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the run row to be running", func() bool {
 		r, err := e.st.GetRun(context.Background(), h.ID)
 		return err == nil && r.Status == store.RunRunning
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // textOf joins a stored log's assistant text and lists its kinds.
@@ -72,7 +73,7 @@ func TestRetentionCompactsALargeRunWhenItEnds(t *testing.T) {
 	big := e.run(t, executor.Mock, "!ok Hello\n!loop 1\n!flood 2000\n!ok bye")
 	small := e.run(t, executor.Mock, "!flood 20")
 	want := "Hello" + strings.Repeat("x", 2000) + "bye"
-	waitFor(t, "the large run's compaction", func() bool { return len(e.rawEvents(t, big.ID)) < 10 })
+	testkit.Eventually(t, 20*time.Second, "the large run's compaction", func() bool { return len(e.rawEvents(t, big.ID)) < 10 })
 	text, kinds := textOf(t, e, big.ID)
 	if text != want {
 		t.Fatalf("text changed: %q", text)
@@ -106,7 +107,7 @@ func TestRetentionWaitsForReadersToLeave(t *testing.T) {
 		t.Fatalf("compacted while watched: %d events", n)
 	}
 	stopWatching()
-	waitFor(t, "the compaction", func() bool { return len(e.rawEvents(t, h.ID)) == 3 })
+	testkit.Eventually(t, 20*time.Second, "the compaction", func() bool { return len(e.rawEvents(t, h.ID)) == 3 })
 }
 
 // Runs that ended longer ago than the age budget are compacted by the
@@ -126,7 +127,7 @@ func TestRetentionCompactsOldRuns(t *testing.T) {
 		t.Fatalf("compacted too early: %d events", n)
 	}
 	now.Add((2 * time.Hour).Milliseconds())
-	waitFor(t, "the age pass", func() bool { return len(e.rawEvents(t, r.ID)) == 3 })
+	testkit.Eventually(t, 20*time.Second, "the age pass", func() bool { return len(e.rawEvents(t, r.ID)) == 3 })
 	if text, _ := textOf(t, e, r.ID); text != strings.Repeat("x", 300) {
 		t.Fatalf("%q", text)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 type logBuf struct {
@@ -65,7 +66,7 @@ func TestEveryCostKind(t *testing.T) {
 	// about.
 	before := strings.Count(logs.String(), "spend_unreported")
 	h, _ := e.sup.Start(ctx, StartParams{RuntimeID: executor.Mock, Message: "!ok partial\n!abort"})
-	waitFor(t, "the partial output", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the partial output", func() bool {
 		for _, ev := range e.rawEvents(t, h.ID) {
 			if ev.Kind == executor.KindTextDelta {
 				return true

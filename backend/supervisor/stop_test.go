@@ -8,6 +8,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // startWorking starts a mock run that works (silently) until stopped and
@@ -21,7 +22,7 @@ func startWorking(t *testing.T, e *env, p StartParams) *Handle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run to be running", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the run to be running", func() bool {
 		r, ok := e.sup.Live(h.ID)
 		return ok && r.Status == store.RunRunning
 	})

@@ -10,8 +10,12 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiAnswer, apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { gitIn, makeRepoIn } from './repos.mjs';
+
+const api = (method, path, body) => apiAnswer(server, method, path, body);
+const apiPost = (path, body) => apiOk(server, 'POST', path, body);
 
 requireBin();
 
@@ -34,22 +38,6 @@ after(async () => {
   await server?.stop();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
-
-async function api(method, path, body) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: body ? { 'Content-Type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  return { status: res.status, json };
-}
-
-async function apiPost(path, body) {
-  const { status, json } = await api('POST', path, body);
-  assert.ok(status < 300, `POST ${path}: ${status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 const AT_1280 = { viewport: { width: 1280, height: 800 } };
 const AT_800 = { viewport: { width: 800, height: 600 } };

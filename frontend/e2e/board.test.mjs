@@ -12,8 +12,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { makeRepoIn } from './repos.mjs';
+
+const apiPost = (path, body) => apiOk(server, 'POST', path, body);
+const apiGet = (path) => apiOk(server, 'GET', path);
 
 requireBin();
 
@@ -36,18 +40,6 @@ after(async () => {
 
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);
-
-/** The API, as the tests' own client (no Origin header: allowed). */
-async function apiPost(path, body) {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  assert.ok(res.ok, `POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function apiGet(path) {
-  return (await fetch(`${server.url}${path}`)).json();
-}
 
 /** Wide enough for all seven columns, so drags never need to scroll. */
 const WIDE = { viewport: { width: 1700, height: 900 } };

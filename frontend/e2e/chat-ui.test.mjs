@@ -12,9 +12,12 @@ import assert from 'node:assert/strict';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin } from './harness.mjs';
 import { text, tools } from './fakechat.mjs';
 import { GOOD_KEY, makeWorld } from './world.mjs';
+
+const api = (method, path, body) => apiOk(world, method, path, body);
 
 requireBin();
 
@@ -34,15 +37,6 @@ after(async () => {
   await browser?.close();
   await world?.close();
 });
-
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${world.url}${path}`, init);
-  const t = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${t}`);
-  return t ? JSON.parse(t) : null;
-}
 
 /** Sends by the one rule of every composer: Enter sends (the message's own line breaks are filled in). */
 async function send(page, message) {

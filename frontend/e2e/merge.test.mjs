@@ -12,8 +12,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { gitIn, makeRepoIn } from './repos.mjs';
+
+const apiPost = (path, body) => apiOk(server, 'POST', path, body);
+const apiGet = (path) => apiOk(server, 'GET', path);
 
 requireBin();
 
@@ -35,17 +39,6 @@ after(async () => {
 
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);
-
-async function apiPost(path, body) {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  assert.ok(res.ok, `POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function apiGet(path) {
-  return (await fetch(`${server.url}${path}`)).json();
-}
 
 /** A code task on repo whose mock run wrote with `writes` and ended in review. */
 async function reviewed(repo, title, writes) {

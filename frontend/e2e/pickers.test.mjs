@@ -14,7 +14,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+
+const api = (method, path, body) => apiOk(server, method, path, body);
 
 requireBin();
 const require = createRequire(import.meta.url);
@@ -27,17 +30,6 @@ let server;
 let browser;
 let ada;
 let bea;
-
-async function api(method, path, body) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: body ? { 'Content-Type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });

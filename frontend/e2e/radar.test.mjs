@@ -12,8 +12,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { makeRepoIn } from './repos.mjs';
+
+const apiPost = (path, body) => apiOk(server, 'POST', path, body);
 
 requireBin();
 
@@ -35,13 +38,6 @@ after(async () => {
 
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);
-
-async function apiPost(path, body) {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  assert.ok(res.ok, `POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** A code task on repo whose mock run wrote with `writes` and ended in review. */
 async function reviewed(repo, title, writes) {

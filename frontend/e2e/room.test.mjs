@@ -19,7 +19,10 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+
+const api = (method, path, body) => apiOk(server, method, path, body);
 
 requireBin();
 // Screenshots for a person to look at, beside e2e/a11y.test.mjs's (git-ignored).
@@ -51,15 +54,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${server.url}${path}`, init);
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** A team with a mock leader and a mock member. */
 async function crew(name) {

@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // module is the command under test; `go build` finds it from anywhere in
@@ -44,8 +45,8 @@ type server struct {
 	cmd  *exec.Cmd
 	url  string
 	home string
-	errs *lockedBuffer
-	out  *lockedBuffer // stdout after the serving line (the login link)
+	errs *testkit.SyncBuffer
+	out  *testkit.SyncBuffer // stdout after the serving line (the login link)
 	done chan error
 }
 
@@ -53,7 +54,7 @@ type server struct {
 // one in s.out, reading to the end so the child never blocks on a full
 // pipe; then it reaps the child into s.done.
 func (s *server) pipeLines(stdout io.Reader, lines chan<- string) {
-	s.out = &lockedBuffer{}
+	s.out = &testkit.SyncBuffer{}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		first := true
@@ -88,25 +89,6 @@ func (s *server) do(t *testing.T, req *http.Request) (*http.Response, error) {
 	return testClient.Do(req)
 }
 
-// lockedBuffer is a child's stderr: exec's copying goroutine writes it
-// while a failing test may read it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var servingLine = regexp.MustCompile(`^Clawboo is serving (http://\S+)/ \(home (.+)\)$`)
 
 func startServe(t *testing.T, env []string, args ...string) *server {
@@ -115,7 +97,7 @@ func startServe(t *testing.T, env []string, args ...string) *server {
 	cmd := exec.Command(bin, append([]string{"serve", "--home", home}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
-	errs := &lockedBuffer{}
+	errs := &testkit.SyncBuffer{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // serveOn starts `clawboo serve` on an existing home and waits for its
@@ -21,7 +23,7 @@ func serveOn(t *testing.T, home string, env ...string) *server {
 	cmd := exec.Command(bin, "serve", "--home", home, "--addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
-	errs := &lockedBuffer{}
+	errs := &testkit.SyncBuffer{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 func TestServeWritesPortFileAndAnswers(t *testing.T) {
@@ -162,7 +163,7 @@ func restartServe(t *testing.T, home, addr string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--home", home, "--addr", addr)
 	cmd.Env = append(os.Environ(), "CLAWBOO_ENABLE_MOCK_RUNTIME=1", "CLAWBOO_MOCK_WORKTREES=1", "CLAWBOO_VAULT=file")
-	errs := &lockedBuffer{}
+	errs := &testkit.SyncBuffer{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 // fakeClaude is a claude that misbehaves in one way (FAKE_CLAUDE); it
@@ -130,7 +131,7 @@ func TestCrashWithoutResultFails(t *testing.T) {
 		evs := collect(t, r, nil)
 		CheckEvents(t, r.ID(), evs)
 		d := last(evs)
-		errs := ofKind(evs, executor.KindError)
+		errs := executortest.OfKind(evs, executor.KindError)
 		if d.Reason != executor.DoneError || d.Summary != want || len(errs) != 1 || !errs[0].Fatal {
 			t.Fatalf("%s: %v", role, briefs(evs))
 		}
@@ -166,14 +167,14 @@ func TestFloodIsBounded(t *testing.T) {
 	if d := last(evs); d.Reason != executor.DoneSuccess || d.Summary != "flood done" {
 		t.Fatalf("%v", briefs(evs[len(evs)-3:]))
 	}
-	if n := len(ofKind(evs, executor.KindTextDelta)); n != 20000 {
+	if n := len(executortest.OfKind(evs, executor.KindTextDelta)); n != 20000 {
 		t.Fatalf("%d text events", n)
 	}
-	calls, results := ofKind(evs, executor.KindToolCall), ofKind(evs, executor.KindToolResult)
+	calls, results := executortest.OfKind(evs, executor.KindToolCall), executortest.OfKind(evs, executor.KindToolResult)
 	if len(calls) != 1 || len(results) != 1 || results[0].Name != "Write" || !strings.Contains(results[0].Output, "too large") {
 		t.Fatalf("calls %v results %v", briefs(calls), briefs(results))
 	}
-	if c := ofKind(evs, executor.KindCost); len(c) != 1 || *c[0].CostUSD != 0.5 {
+	if c := executortest.OfKind(evs, executor.KindCost); len(c) != 1 || *c[0].CostUSD != 0.5 {
 		t.Fatalf("cost %v", briefs(c))
 	}
 	waitReaped(t, r)

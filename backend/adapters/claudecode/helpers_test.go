@@ -143,16 +143,6 @@ func last(evs []executor.Event) executor.Event {
 	return evs[len(evs)-1]
 }
 
-func ofKind(evs []executor.Event, k executor.Kind) []executor.Event {
-	var out []executor.Event
-	for _, ev := range evs {
-		if ev.Kind == k {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 // noSecret fails when a secret appears anywhere in the events.
 func noSecret(t testing.TB, evs []executor.Event, secrets ...string) {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
 )
 
@@ -49,7 +50,7 @@ func quotaRun(t *testing.T, u *fakeanthropic.Unified) []executor.Event {
 
 func oneQuota(t *testing.T, evs []executor.Event) executor.QuotaWindow {
 	t.Helper()
-	q := ofKind(evs, executor.KindQuota)
+	q := executortest.OfKind(evs, executor.KindQuota)
 	if len(q) != 1 || q[0].Quota == nil {
 		t.Fatalf("want one quota event: %v", briefs(evs))
 	}

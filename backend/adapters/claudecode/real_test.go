@@ -15,6 +15,7 @@ import (
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // Everything here drives the real, pinned claude against fakeanthropic,
@@ -64,13 +65,13 @@ func TestRealPlainTurn(t *testing.T) {
 	if d := last(evs); d.Reason != executor.DoneSuccess || d.Summary != "Hello, person." {
 		t.Fatalf("%v", briefs(evs))
 	}
-	if s := ofKind(evs, executor.KindStatus); len(s) == 0 || s[0].Session == "" || s[0].Phase != executor.PhaseInit {
+	if s := executortest.OfKind(evs, executor.KindStatus); len(s) == 0 || s[0].Session == "" || s[0].Phase != executor.PhaseInit {
 		t.Fatalf("no session reported: %v", briefs(evs))
 	}
-	if tx := ofKind(evs, executor.KindTextDelta); len(tx) != 1 || tx[0].Text != "Hello, person." {
+	if tx := executortest.OfKind(evs, executor.KindTextDelta); len(tx) != 1 || tx[0].Text != "Hello, person." {
 		t.Fatalf("text %v", briefs(tx))
 	}
-	c := ofKind(evs, executor.KindCost)
+	c := executortest.OfKind(evs, executor.KindCost)
 	if len(c) != 1 || c[0].CostUSD == nil || *c[0].CostUSD != 0.001 || c[0].Usage == nil || c[0].Usage.OutputTokens != 20 {
 		t.Fatalf("cost %v", briefs(c))
 	}
@@ -103,7 +104,7 @@ func TestRealAbortDuringToolCall(t *testing.T) {
 	if el := time.Since(aborted); el > 10*time.Second {
 		t.Fatalf("abort took %v", el)
 	}
-	res := ofKind(evs, executor.KindToolResult)
+	res := executortest.OfKind(evs, executor.KindToolResult)
 	if len(res) != 1 || !res[0].IsError {
 		t.Fatalf("the interrupted call should close with an error result: %v", briefs(evs))
 	}
@@ -123,19 +124,19 @@ func TestRealResume(t *testing.T) {
 	rg := newRig(t, fakeanthropic.Rule{Match: "zebra", Text: "Noted."}, fakeanthropic.Rule{Match: "remember", Text: "Yes."})
 	a := New(rg.opts)
 	first := collect(t, start(t, a, executor.StartRequest{Message: "the word is zebra", SessionKey: "chat:1"}), nil)
-	session := ofKind(first, executor.KindStatus)[0].Session
+	session := executortest.OfKind(first, executor.KindStatus)[0].Session
 	second := collect(t, start(t, a, executor.StartRequest{Message: "do you remember", SessionKey: "chat:1", Resume: session}), nil)
 	if d := last(second); d.Reason != executor.DoneSuccess || d.Summary != "Yes." {
 		t.Fatalf("%v", briefs(second))
 	}
-	if s := ofKind(second, executor.KindStatus); len(s) == 0 || s[0].Session != session {
+	if s := executortest.OfKind(second, executor.KindStatus); len(s) == 0 || s[0].Session != session {
 		t.Fatalf("resumed session %v, want %s", briefs(s), session)
 	}
 	reqs := rg.fake.Requests()
 	if got := strings.Join(reqs[len(reqs)-1].UserTexts, "|"); got != "the word is zebra|do you remember" {
 		t.Fatalf("the resumed request had %q", got)
 	}
-	if c := ofKind(second, executor.KindCost); len(c) != 1 || *c[0].CostUSD != 0.001 {
+	if c := executortest.OfKind(second, executor.KindCost); len(c) != 1 || *c[0].CostUSD != 0.001 {
 		t.Fatalf("resumed cost %v", briefs(c))
 	}
 
@@ -144,7 +145,7 @@ func TestRealResume(t *testing.T) {
 	if d := last(lost); d.Reason != executor.DoneSuccess || d.Summary != "Yes." {
 		t.Fatalf("%v", briefs(lost))
 	}
-	st := ofKind(lost, executor.KindStatus)
+	st := executortest.OfKind(lost, executor.KindStatus)
 	if len(st) < 2 || !strings.Contains(st[0].Detail, "not found") || st[1].Session == "" || st[1].Session == session {
 		t.Fatalf("lost session: %v", briefs(st))
 	}
@@ -179,7 +180,7 @@ func TestRealSteers(t *testing.T) {
 	if !sawSteer {
 		t.Fatalf("the next steer never reached the model: %+v", rg.fake.Requests())
 	}
-	if c := ofKind(evs, executor.KindCost); len(c) != 2 || *c[1].CostUSD != 0.001 {
+	if c := executortest.OfKind(evs, executor.KindCost); len(c) != 2 || *c[1].CostUSD != 0.001 {
 		t.Fatalf("costs %v", briefs(c))
 	}
 	if st, _ := r.Steer(context.Background(), executor.Steer{Text: "x"}); st != executor.SteerRunEnded {
@@ -200,13 +201,13 @@ func TestRealMaxTurnsAndAPIError(t *testing.T) {
 	if d := last(evs); d.Reason != executor.DoneMaxTurns || !strings.Contains(d.Summary, "maximum number of turns (2)") {
 		t.Fatalf("%v", briefs(evs))
 	}
-	if c := ofKind(evs, executor.KindCost); len(c) != 1 || *c[0].CostUSD != 0.002 {
+	if c := executortest.OfKind(evs, executor.KindCost); len(c) != 1 || *c[0].CostUSD != 0.002 {
 		t.Fatalf("max_turns cost %v", briefs(c))
 	}
 	evs = collect(t, start(t, a, executor.StartRequest{Message: "please fail"}), nil)
-	errs := ofKind(evs, executor.KindError)
+	errs := executortest.OfKind(evs, executor.KindError)
 	if d := last(evs); d.Reason != executor.DoneError || len(errs) != 1 || !errs[0].Fatal ||
-		errs[0].Message != "API Error: 400 scripted failure" || len(ofKind(evs, executor.KindTextDelta)) != 0 {
+		errs[0].Message != "API Error: 400 scripted failure" || len(executortest.OfKind(evs, executor.KindTextDelta)) != 0 {
 		t.Fatalf("%v", briefs(evs))
 	}
 }
@@ -222,18 +223,24 @@ func TestRealSecretsStayOut(t *testing.T) {
 		return MCPServers{URLs: map[string]string{"clawboo-tasks": "http://127.0.0.1:9/mcp/tasks"}, Token: token}, nil
 	}
 	r := start(t, New(opts), executor.StartRequest{Message: "print env", WorkDir: t.TempDir()})
-	cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(r.child.Pid()), "cmdline"))
+	// Start returns once execve began; the kernel fills the new program's
+	// arguments a moment later (a loaded machine reads them empty first).
+	var cmdline []byte
+	testkit.Eventually(t, 10*time.Second, "the child's command line", func() bool {
+		cmdline, _ = os.ReadFile(filepath.Join("/proc", strconv.Itoa(r.child.Pid()), "cmdline"))
+		return len(cmdline) > 0
+	})
 	evs := collect(t, r, nil)
 	if strings.Contains(string(cmdline), token) || !strings.Contains(string(cmdline), "${CLAWBOO_MCP_TOKEN}") {
 		t.Fatalf("command line: %q", cmdline)
 	}
-	res := ofKind(evs, executor.KindToolResult)
+	res := executortest.OfKind(evs, executor.KindToolResult)
 	if len(res) != 1 || !strings.Contains(res[0].Output, "ANTHROPIC_API_KEY=[REDACTED]") || !strings.Contains(res[0].Output, "CLAWBOO_MCP_TOKEN=[REDACTED]") {
 		t.Fatalf("tool result %v", briefs(res))
 	}
 	noSecret(t, evs, testKey, token)
 	// Nothing listens on port 9: the run goes on and says so.
-	if e := ofKind(evs, executor.KindError); len(e) != 1 || e[0].Fatal || e[0].Message != "MCP server clawboo-tasks: failed" {
+	if e := executortest.OfKind(evs, executor.KindError); len(e) != 1 || e[0].Fatal || e[0].Message != "MCP server clawboo-tasks: failed" {
 		t.Fatalf("errors %v", briefs(e))
 	}
 	if strings.Contains(strings.Join(briefs(evs), "\n"), "ambient") {

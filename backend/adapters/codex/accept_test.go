@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 )
 
@@ -47,7 +48,7 @@ func costOf(t *testing.T, evs []executor.Event) executor.Usage {
 		u.OutputTokens += e.Usage.OutputTokens
 	}
 	if n == 0 {
-		t.Fatalf("no cost event: %s", kinds(evs))
+		t.Fatalf("no cost event: %s", executortest.Describe(evs))
 	}
 	return u
 }
@@ -79,9 +80,9 @@ func TestPlainTurn(t *testing.T) {
 	if st, _ := os.Stat(filepath.Join(w.userHome, "auth.json")); read(t, filepath.Join(w.userHome, "auth.json")) != login || !st.ModTime().Equal(loggedIn) {
 		t.Fatal("the user's auth.json was written")
 	}
-	d := doneOf(t, evs)
+	d := executortest.Done(t, evs)
 	if d.Reason != executor.DoneSuccess || d.Summary != "Hello from fake openai." || textOf(evs) != "Hello from fake openai." {
-		t.Fatalf("done %+v text %q: %s", d, textOf(evs), kinds(evs))
+		t.Fatalf("done %+v text %q: %s", d, textOf(evs), executortest.Describe(evs))
 	}
 	if u := costOf(t, evs); u.InputTokens != 1234 || u.OutputTokens != 7 {
 		t.Fatalf("usage %+v, want what the provider reported", u)
@@ -112,9 +113,9 @@ func TestShellToolTurn(t *testing.T) {
 	}
 	if call == nil || res == nil || call.Name != "shell" || !strings.Contains(string(call.Input), "echo shell-ok") ||
 		res.ToolCallID != call.ToolCallID || res.Output != "shell-ok\n" || res.IsError {
-		t.Fatalf("tool events: %s", kinds(evs))
+		t.Fatalf("tool events: %s", executortest.Describe(evs))
 	}
-	if d := doneOf(t, evs); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "shell-ok") {
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "shell-ok") {
 		t.Fatalf("done %+v", d)
 	}
 }
@@ -141,9 +142,9 @@ func TestAbortDuringToolCall(t *testing.T) {
 			}
 		}
 	}
-	d := doneOf(t, evs)
+	d := executortest.Done(t, evs)
 	if abortedAt.IsZero() || d.Reason != executor.DoneAborted {
-		t.Fatalf("events: %s", kinds(evs))
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	if el := time.Since(abortedAt); el > 3*time.Second {
 		t.Fatalf("abort took %v", el)
@@ -174,12 +175,12 @@ func TestResume(t *testing.T) {
 	dir := t.TempDir()
 	first := w.runToEnd(executor.StartRequest{AgentID: "agent-r", Message: "remember the word zebra", WorkDir: dir})
 	h1 := DecodeHandle(handleOf(first))
-	if doneOf(t, first).Reason != executor.DoneSuccess || h1.Thread == "" {
-		t.Fatalf("first run: %s", kinds(first))
+	if executortest.Done(t, first).Reason != executor.DoneSuccess || h1.Thread == "" {
+		t.Fatalf("first run: %s", executortest.Describe(first))
 	}
 	second := w.runToEnd(executor.StartRequest{AgentID: "agent-r", Message: "what did I say", WorkDir: dir, Resume: handleOf(first)})
-	if d := doneOf(t, second); d.Reason != executor.DoneSuccess || d.Summary != "You said zebra." {
-		t.Fatalf("second run: %s", kinds(second))
+	if d := executortest.Done(t, second); d.Reason != executor.DoneSuccess || d.Summary != "You said zebra." {
+		t.Fatalf("second run: %s", executortest.Describe(second))
 	}
 	h2 := DecodeHandle(handleOf(second))
 	if h2.Thread != h1.Thread || h2.Totals.Input != 3500 || h2.Totals.Output != 30 {
@@ -216,10 +217,10 @@ func TestSteer(t *testing.T) {
 		}
 	}
 	if res != executor.SteerDelivered {
-		t.Fatalf("steer %q: %s", res, kinds(evs))
+		t.Fatalf("steer %q: %s", res, executortest.Describe(evs))
 	}
-	if d := doneOf(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "Steered answer." {
-		t.Fatalf("done %+v: %s", d, kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "Steered answer." {
+		t.Fatalf("done %+v: %s", d, executortest.Describe(evs))
 	}
 	reqs := w.fake.Requests()
 	if len(reqs) != 2 || reqs[1].UserText != "steer: also say hi" || !strings.Contains(string(reqs[1].Body), "be slow please") {
@@ -243,13 +244,13 @@ func TestAPIError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, fakeresponses.Rule{Match: "fail", Steps: []fakeresponses.Step{tc.step}})
 			evs := w.runToEnd(executor.StartRequest{AgentID: "agent-e", Message: "fail please", WorkDir: t.TempDir()})
-			d := doneOf(t, evs)
+			d := executortest.Done(t, evs)
 			fatal := false
 			for _, e := range evs {
 				fatal = fatal || (e.Kind == executor.KindError && e.Fatal && strings.Contains(e.Message, tc.want))
 			}
 			if d.Reason != executor.DoneError || !strings.Contains(d.Summary, tc.want) || !fatal {
-				t.Fatalf("events: %s", kinds(evs))
+				t.Fatalf("events: %s", executortest.Describe(evs))
 			}
 			noSecret(t, evs)
 		})

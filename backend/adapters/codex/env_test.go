@@ -202,55 +202,9 @@ func (w *world) runToEnd(req executor.StartRequest) []executor.Event {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	run := w.start(ctx, w.adapter(), req)
-	evs := collect(w.t, ctx, run)
+	evs := executortest.Collect(w.t, ctx, run)
 	executortest.CheckStream(w.t.(*testing.T), run.ID(), evs)
 	return evs
-}
-
-func collect(t testing.TB, ctx context.Context, run executor.Run) []executor.Event {
-	t.Helper()
-	var out []executor.Event
-	for {
-		select {
-		case ev, ok := <-run.Events():
-			if !ok {
-				return out
-			}
-			out = append(out, ev)
-		case <-ctx.Done():
-			t.Fatalf("stream did not close: %v", kinds(out))
-			return out
-		}
-	}
-}
-
-func kinds(evs []executor.Event) string {
-	var b strings.Builder
-	for _, e := range evs {
-		b.WriteString(string(e.Kind))
-		switch e.Kind {
-		case executor.KindTextDelta:
-			fmt.Fprintf(&b, "(%q)", e.Text)
-		case executor.KindToolCall, executor.KindToolResult:
-			fmt.Fprintf(&b, "(%s %s)", e.Name, e.Output)
-		case executor.KindDone:
-			fmt.Fprintf(&b, "(%s: %s)", e.Reason, e.Summary)
-		case executor.KindError:
-			fmt.Fprintf(&b, "(%s)", e.Message)
-		case executor.KindStatus:
-			fmt.Fprintf(&b, "(%s %s)", e.Phase, e.Detail)
-		}
-		b.WriteString(" ")
-	}
-	return b.String()
-}
-
-func doneOf(t testing.TB, evs []executor.Event) executor.Event {
-	t.Helper()
-	if len(evs) == 0 || evs[len(evs)-1].Kind != executor.KindDone {
-		t.Fatalf("no done: %s", kinds(evs))
-	}
-	return evs[len(evs)-1]
 }
 
 func textOf(evs []executor.Event) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 )
 
@@ -36,8 +37,8 @@ func TestExecPath(t *testing.T) {
 	if steered != executor.SteerRejected {
 		t.Fatalf("steer on exec: %q", steered)
 	}
-	if d := doneOf(t, first); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "exec-ok") {
-		t.Fatalf("first: %s", kinds(first))
+	if d := executortest.Done(t, first); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "exec-ok") {
+		t.Fatalf("first: %s", executortest.Describe(first))
 	}
 	tools := 0
 	for _, e := range first {
@@ -46,7 +47,7 @@ func TestExecPath(t *testing.T) {
 		}
 	}
 	if tools != 2 {
-		t.Fatalf("tool events: %s", kinds(first))
+		t.Fatalf("tool events: %s", executortest.Describe(first))
 	}
 	h1 := DecodeHandle(handleOf(first))
 	u1 := costOf(t, first)
@@ -54,8 +55,8 @@ func TestExecPath(t *testing.T) {
 		t.Fatalf("handle %+v usage %+v", h1, u1)
 	}
 	second := w.runToEnd(executor.StartRequest{AgentID: "agent-x", Message: "again", WorkDir: dir, Resume: handleOf(first)})
-	if d := doneOf(t, second); d.Reason != executor.DoneSuccess || d.Summary != "Again." {
-		t.Fatalf("second: %s", kinds(second))
+	if d := executortest.Done(t, second); d.Reason != executor.DoneSuccess || d.Summary != "Again." {
+		t.Fatalf("second: %s", executortest.Describe(second))
 	}
 	if u := costOf(t, second); u.InputTokens != 900 || u.OutputTokens != 9 {
 		t.Fatalf("resumed exec run charged %+v, want its own 900/9", u)
@@ -72,8 +73,8 @@ func TestExecAbortAndError(t *testing.T) {
 	w := newWorld(t, shellRule("sleep", "sleep 42.19", "never"), fakeresponses.Rule{Match: "fail", Steps: []fakeresponses.Step{{Status: 400}}})
 	w.mode = Exec
 	evs := w.runToEnd(executor.StartRequest{AgentID: "agent-x", Message: "fail please", WorkDir: t.TempDir()})
-	if d := doneOf(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "fake: scripted failure") {
-		t.Fatalf("error run: %s", kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "fake: scripted failure") {
+		t.Fatalf("error run: %s", executortest.Describe(evs))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -85,8 +86,8 @@ func TestExecAbortAndError(t *testing.T) {
 			_ = run.Abort(ctx)
 		}
 	}
-	if d := doneOf(t, evs); d.Reason != executor.DoneAborted {
-		t.Fatalf("abort: %s", kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneAborted {
+		t.Fatalf("abort: %s", executortest.Describe(evs))
 	}
 }
 
@@ -101,20 +102,20 @@ func TestFallbackToExec(t *testing.T) {
 	}
 	w.bin = wrapper
 	evs := w.runToEnd(executor.StartRequest{AgentID: "agent-f", Message: "hi", WorkDir: t.TempDir()})
-	if d := doneOf(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "Hello via exec." {
-		t.Fatalf("events: %s", kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "Hello via exec." {
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	fell := false
 	for _, e := range evs {
 		fell = fell || strings.Contains(e.Detail, "using codex exec")
 	}
 	if !fell || DecodeHandle(handleOf(evs)).Thread == "" {
-		t.Fatalf("no fallback reported: %s", kinds(evs))
+		t.Fatalf("no fallback reported: %s", executortest.Describe(evs))
 	}
 	// Forced app-server mode fails instead, with the reason.
 	w.mode = AppServer
 	evs = w.runToEnd(executor.StartRequest{AgentID: "agent-f", Message: "hi"})
-	if d := doneOf(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "unrecognized subcommand") {
-		t.Fatalf("forced app-server: %s", kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "unrecognized subcommand") {
+		t.Fatalf("forced app-server: %s", executortest.Describe(evs))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 // Faults of the child, with small shell programs standing in for a broken
@@ -49,7 +50,7 @@ func runFault(t *testing.T, a *Adapter) ([]executor.Event, time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := collect(t, ctx, run)
+	evs := executortest.Collect(t, ctx, run)
 	return evs, time.Since(start)
 }
 
@@ -76,16 +77,16 @@ func TestChildFaults(t *testing.T) {
 					t.Fatal(err)
 				}
 				go func() { time.Sleep(1500 * time.Millisecond); _ = run.Abort(ctx) }()
-				evs := collect(t, ctx, run)
-				if d := doneOf(t, evs); d.Reason != executor.DoneAborted {
-					t.Fatalf("events: %s", kinds(evs))
+				evs := executortest.Collect(t, ctx, run)
+				if d := executortest.Done(t, evs); d.Reason != executor.DoneAborted {
+					t.Fatalf("events: %s", executortest.Describe(evs))
 				}
 				return
 			}
 			evs, took := runFault(t, a)
-			d := doneOf(t, evs)
+			d := executortest.Done(t, evs)
 			if d.Reason != executor.DoneError || !strings.Contains(d.Summary, tc.want) {
-				t.Fatalf("done %+v: %s", d, kinds(evs))
+				t.Fatalf("done %+v: %s", d, executortest.Describe(evs))
 			}
 			if took > 10*time.Second {
 				t.Fatalf("took %v", took)
@@ -100,8 +101,8 @@ func TestChildFaults(t *testing.T) {
 func TestStderrIsRedacted(t *testing.T) {
 	a := fakeCodex(t, handshake+`echo "auth failed for $OPENAI_API_KEY" >&2; exit 1`+"\n")
 	evs, _ := runFault(t, a)
-	if d := doneOf(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "auth failed for [redacted]") {
-		t.Fatalf("events: %s", kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "auth failed for [redacted]") {
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	noSecret(t, evs, "sk-fault-test-key")
 }

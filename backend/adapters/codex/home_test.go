@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 func write(t *testing.T, path, body string, mod time.Time) {
@@ -129,9 +130,9 @@ func TestMissingCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := collect(t, context.Background(), run)
-	if d := doneOf(t, evs); d.Reason != executor.DoneError {
-		t.Fatalf("a missing binary: %s", kinds(evs))
+	evs := executortest.Collect(t, context.Background(), run)
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneError {
+		t.Fatalf("a missing binary: %s", executortest.Describe(evs))
 	}
 }
 
@@ -144,9 +145,9 @@ func TestThrowawayHome(t *testing.T) {
 	started := w.start(ctx, w.adapter(), executor.StartRequest{Message: "hi"})
 	r := started.(*run)
 	home := r.home
-	evs := collect(t, ctx, started)
-	if doneOf(t, evs).Reason != executor.DoneSuccess {
-		t.Fatalf("events: %s", kinds(evs))
+	evs := executortest.Collect(t, ctx, started)
+	if executortest.Done(t, evs).Reason != executor.DoneSuccess {
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	if !strings.HasPrefix(home, os.TempDir()) || !r.throwaway {
 		t.Fatalf("home %q is not a throwaway", home)

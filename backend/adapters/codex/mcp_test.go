@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 )
 
@@ -106,9 +107,9 @@ func TestMCPServers(t *testing.T) {
 				}
 			}
 			if res == nil || res.Name != "mcp__fake__echo" || res.Output != "echo: ping" || res.IsError {
-				t.Fatalf("events: %s", kinds(evs))
+				t.Fatalf("events: %s", executortest.Describe(evs))
 			}
-			if d := doneOf(t, evs); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "echo: ping") {
+			if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "echo: ping") {
 				t.Fatalf("done %+v", d)
 			}
 			mcp.mu.Lock()

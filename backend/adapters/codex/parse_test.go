@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 // transcript splits testdata/codex-app-server.txt (recorded from the real
@@ -88,7 +89,7 @@ func replay(t *testing.T, lines []string) (evs []executor.Event, dones []executo
 func TestAppMapperBasicTranscript(t *testing.T) {
 	evs, dones, m := replay(t, transcript(t, "codex-app-server.txt")["basic"])
 	if len(dones) != 3 {
-		t.Fatalf("dones: %s", kinds(evs))
+		t.Fatalf("dones: %s", executortest.Describe(evs))
 	}
 	for _, d := range dones {
 		if d.Reason != executor.DoneSuccess {
@@ -137,7 +138,7 @@ func TestAppMapperSteerInterruptErrorResume(t *testing.T) {
 	// turn/completed's items.
 	evs, dones, _ := replay(t, tr["steer"])
 	if len(dones) != 1 || dones[0].Reason != executor.DoneSuccess || textOf(evs) != "Hello from fake openai." {
-		t.Fatalf("steer: %s", kinds(evs))
+		t.Fatalf("steer: %s", executortest.Describe(evs))
 	}
 	// Interrupt: two interrupted turns, then a normal one.
 	_, dones, _ = replay(t, tr["interrupt"])
@@ -148,7 +149,7 @@ func TestAppMapperSteerInterruptErrorResume(t *testing.T) {
 	evs, dones, _ = replay(t, tr["error"])
 	if len(dones) != 2 || dones[0].Reason != executor.DoneError || !strings.Contains(dones[0].Summary, "fake: scripted failure") ||
 		!strings.Contains(dones[1].Summary, "stream disconnected before completion: fake mid-stream failure") {
-		t.Fatalf("error: %s", kinds(evs))
+		t.Fatalf("error: %s", executortest.Describe(evs))
 	}
 	fatal := 0
 	for _, e := range evs {
@@ -157,7 +158,7 @@ func TestAppMapperSteerInterruptErrorResume(t *testing.T) {
 		}
 	}
 	if fatal != 2 {
-		t.Fatalf("fatal errors: %s", kinds(evs))
+		t.Fatalf("fatal errors: %s", executortest.Describe(evs))
 	}
 	// Resume: the restored totals of an earlier turn are the baseline, so
 	// the resumed turn is charged only its own request.
@@ -170,7 +171,7 @@ func TestAppMapperSteerInterruptErrorResume(t *testing.T) {
 		}
 	}
 	if len(dones) != 1 || dones[0].Summary != "Hello from fake openai." || u.InputTokens != 13008 || u.OutputTokens != 6 || m.Totals.Input != 76318 {
-		t.Fatalf("resume: usage %+v totals %+v %s", u, m.Totals, kinds(evs))
+		t.Fatalf("resume: usage %+v totals %+v %s", u, m.Totals, executortest.Describe(evs))
 	}
 }
 
@@ -222,16 +223,16 @@ func TestExecMapperRecorded(t *testing.T) {
 		}
 		all = append(all, evs)
 	}
-	if d := doneOf(t, all[0]); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "shell-ok") {
-		t.Fatalf("run 1: %s", kinds(all[0]))
+	if d := executortest.Done(t, all[0]); d.Reason != executor.DoneSuccess || !strings.Contains(d.Summary, "shell-ok") {
+		t.Fatalf("run 1: %s", executortest.Describe(all[0]))
 	}
 	u1, u2 := costOf(t, all[0]), costOf(t, all[1])
 	h2 := DecodeHandle(handleOf(all[1]))
 	if h2.Totals.Input != u1.InputTokens+u2.InputTokens || u2.InputTokens <= 0 || u2.InputTokens >= h2.Totals.Input {
 		t.Fatalf("resumed usage %+v after %+v, totals %+v", u2, u1, h2.Totals)
 	}
-	if d := doneOf(t, all[2]); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "fake: scripted failure") {
-		t.Fatalf("run 3: %s", kinds(all[2]))
+	if d := executortest.Done(t, all[2]); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "fake: scripted failure") {
+		t.Fatalf("run 3: %s", executortest.Describe(all[2]))
 	}
 }
 
@@ -258,7 +259,7 @@ func TestCutBoundsOutput(t *testing.T) {
 func TestAppMapperRecordedFailingShell(t *testing.T) {
 	evs, dones, _ := replay(t, transcript(t, "appserver-tools.txt")["failing-shell"])
 	if len(dones) != 1 || dones[0].Reason != executor.DoneSuccess || !strings.HasPrefix(dones[0].Summary, "The command failed:") {
-		t.Fatalf("events: %s", kinds(evs))
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	var res *executor.Event
 	for i := range evs {

@@ -28,7 +28,7 @@ func (w *world) runQuota(message string) []executor.Event {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	run := w.start(ctx, w.adapter(), executor.StartRequest{AgentID: "agent-q", Message: message, WorkDir: w.t.TempDir()})
-	evs := collect(w.t, ctx, run)
+	evs := executortest.Collect(w.t, ctx, run)
 	// executortest.CheckStream does not know the quota kind yet: quota
 	// events are checked here and stand in as status events there.
 	view := make([]executor.Event, len(evs))
@@ -59,8 +59,8 @@ func TestQuotaFromHeaders(t *testing.T) {
 		{Text: "Done: {result}", Headers: h},
 	}})
 	evs := w.runQuota("check the quota")
-	if d := doneOf(t, evs); d.Reason != executor.DoneSuccess {
-		t.Fatalf("events: %s", kinds(evs))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess {
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	if n := len(w.fake.Requests()); n != 2 {
 		t.Fatalf("%d model calls, want 2", n)
@@ -68,7 +68,7 @@ func TestQuotaFromHeaders(t *testing.T) {
 	// codex rounds 42.5 % to 43 %.
 	want := "five_hour/allowed/0.43/" + ms(reset) + "/account/rateLimits/updated seven_day/allowed/0.07/" + ms(week) + "/account/rateLimits/updated"
 	if got := qs(quotas(evs)); got != want {
-		t.Fatalf("quota events %s, want %s: %s", got, want, kinds(evs))
+		t.Fatalf("quota events %s, want %s: %s", got, want, executortest.Describe(evs))
 	}
 	noSecret(t, evs)
 }
@@ -94,12 +94,12 @@ func TestQuotaUsageLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, fakeresponses.Rule{Match: "work", Steps: []fakeresponses.Step{tc.step}})
 			evs := w.runQuota("work please")
-			d := doneOf(t, evs)
+			d := executortest.Done(t, evs)
 			if d.Reason != executor.DoneError || !strings.Contains(d.Summary, "usage limit") {
-				t.Fatalf("done %+v: %s", d, kinds(evs))
+				t.Fatalf("done %+v: %s", d, executortest.Describe(evs))
 			}
 			if got := qs(quotas(evs)); got != tc.want {
-				t.Fatalf("quota events %s, want %s: %s", got, tc.want, kinds(evs))
+				t.Fatalf("quota events %s, want %s: %s", got, tc.want, executortest.Describe(evs))
 			}
 			// The rejected window is known before the run's error.
 			rejected, failed := -1, -1
@@ -112,7 +112,7 @@ func TestQuotaUsageLimit(t *testing.T) {
 				}
 			}
 			if rejected < 0 || failed < 0 || rejected > failed {
-				t.Fatalf("rejected at %d, error at %d: %s", rejected, failed, kinds(evs))
+				t.Fatalf("rejected at %d, error at %d: %s", rejected, failed, executortest.Describe(evs))
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 // TestRecordAppServer re-records testdata/appserver-tools.txt from the
@@ -32,9 +33,9 @@ func TestRecordAppServer(t *testing.T) {
 	}
 	ctx := t.Context()
 	run := w.start(ctx, a, executor.StartRequest{AgentID: "agent-rec", Message: "run a failing command", WorkDir: t.TempDir()})
-	evs := collect(t, ctx, run)
-	if doneOf(t, evs).Reason != executor.DoneSuccess {
-		t.Fatalf("events: %s", kinds(evs))
+	evs := executortest.Collect(t, ctx, run)
+	if executortest.Done(t, evs).Reason != executor.DoneSuccess {
+		t.Fatalf("events: %s", executortest.Describe(evs))
 	}
 	settle(t, w.adapters)
 	mu.Lock()

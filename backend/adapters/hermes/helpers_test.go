@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/mcp"
 )
 
@@ -127,30 +128,18 @@ func (f *fixture) start(tb testing.TB, req executor.StartRequest) executor.Run {
 	return run
 }
 
-// collect reads a run to its end (bounded) and checks the stream.
+// collect reads a run to its end (bounded) and checks the stream: it ends
+// with its done, and its sequence numbers have no gap.
 func collect(tb testing.TB, run executor.Run) ([]executor.Event, executor.Event) {
 	tb.Helper()
-	var evs []executor.Event
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case ev, ok := <-run.Events():
-			if !ok {
-				if len(evs) == 0 || evs[len(evs)-1].Kind != executor.KindDone {
-					tb.Fatalf("stream ended without done: %+v", evs)
-				}
-				for i, e := range evs {
-					if e.Seq != evs[0].Seq+int64(i) {
-						tb.Fatalf("seq %d at %d", e.Seq, i)
-					}
-				}
-				return evs, evs[len(evs)-1]
-			}
-			evs = append(evs, ev)
-		case <-timeout:
-			tb.Fatalf("run did not end: %+v", evs)
+	evs := executortest.CollectWithin(tb, 30*time.Second, run)
+	done := executortest.Done(tb, evs)
+	for i, e := range evs {
+		if e.Seq != evs[0].Seq+int64(i) {
+			tb.Fatalf("seq %d at %d", e.Seq, i)
 		}
 	}
+	return evs, done
 }
 
 func (f *fixture) runToEnd(tb testing.TB, req executor.StartRequest) ([]executor.Event, executor.Event) {

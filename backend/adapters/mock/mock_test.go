@@ -115,14 +115,6 @@ func play(t *testing.T, msg, ctxText string) ([]executor.Event, bool) {
 	return evs, len(evs) > 0 && evs[len(evs)-1].Kind == executor.KindDone
 }
 
-func kinds(evs []executor.Event) string {
-	var b []string
-	for _, e := range evs {
-		b = append(b, string(e.Kind))
-	}
-	return strings.Join(b, ",")
-}
-
 func TestNoDirective(t *testing.T) {
 	evs, ok := play(t, "please fix the bug", "")
 	if !ok || evs[len(evs)-1].Reason != executor.DoneSuccess || evs[len(evs)-1].Summary != "mock run complete" {
@@ -135,8 +127,8 @@ func TestOkJoinsSummaryFromMessageAndContext(t *testing.T) {
 	if !ok {
 		t.Fatal("no done")
 	}
-	if kinds(evs) != "status,text-delta,text-delta,text-delta,done" {
-		t.Fatal(kinds(evs))
+	if executortest.Kinds(evs) != "status/init text-delta/assistant text-delta/assistant text-delta/assistant done/success" {
+		t.Fatal(executortest.Kinds(evs))
 	}
 	if got := evs[len(evs)-1].Summary; got != "first\nok\nfrom context" {
 		t.Fatalf("summary %q", got)
@@ -153,8 +145,8 @@ func TestSilentDelays(t *testing.T) {
 
 func TestToolcallHasNoResult(t *testing.T) {
 	evs, ok := play(t, "!toolcall\n!toolcall deploy", "")
-	if !ok || kinds(evs) != "status,tool-call,tool-call,done" {
-		t.Fatal(kinds(evs))
+	if !ok || executortest.Kinds(evs) != "status/init tool-call tool-call done/success" {
+		t.Fatal(executortest.Kinds(evs))
 	}
 	if evs[1].Name != "build" || evs[2].Name != "deploy" || string(evs[1].Input) != "{}" {
 		t.Fatalf("%+v", evs)
@@ -174,8 +166,8 @@ func TestErrorEndsWithoutDone(t *testing.T) {
 
 func TestLoopPairs(t *testing.T) {
 	evs, _ := play(t, "!loop", "")
-	if kinds(evs) != "status,tool-call,tool-result,tool-call,tool-result,tool-call,tool-result,done" {
-		t.Fatal(kinds(evs))
+	if executortest.Kinds(evs) != "status/init tool-call tool-result tool-call tool-result tool-call tool-result done/success" {
+		t.Fatal(executortest.Kinds(evs))
 	}
 	if evs[1].ToolCallID != evs[2].ToolCallID || evs[1].ToolCallID == evs[3].ToolCallID {
 		t.Fatal("call/result ids must pair")
@@ -254,8 +246,8 @@ func ctxWithin(t *testing.T) context.Context {
 
 func TestCostDirectives(t *testing.T) {
 	evs, ok := play(t, "!cost 0.25 claude-sonnet-4\n!usage 1000 500 gpt-4o\n!localcost 10 20 llama3\n!cost nonsense", "")
-	if !ok || kinds(evs) != "status,cost,cost,cost,cost,done" {
-		t.Fatal(kinds(evs))
+	if !ok || executortest.Kinds(evs) != "status/init cost cost cost cost done/success" {
+		t.Fatal(executortest.Kinds(evs))
 	}
 	if c := evs[1]; *c.CostUSD != 0.25 || c.Model != "claude-sonnet-4" || c.Usage != nil {
 		t.Fatalf("%+v", c)

@@ -2,8 +2,10 @@ package native
 
 import (
 	"testing"
+	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 // A call whose arguments do not fit the tool is reported as
@@ -18,8 +20,8 @@ func TestRefusedCallErrorCodes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := shellEnv(t, &asker{}, []string{c.input}, nil)
-			evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-			errs := ofKind(evs, executor.KindError)
+			evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+			errs := executortest.OfKind(evs, executor.KindError)
 			if len(errs) != 1 || errs[0].Code != c.code || errs[0].Fatal {
 				t.Fatalf("error events %+v, want one %q", errs, c.code)
 			}

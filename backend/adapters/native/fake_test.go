@@ -174,41 +174,6 @@ func (e *env) start(req executor.StartRequest) executor.Run {
 	return r
 }
 
-func collect(t *testing.T, r executor.Run) []executor.Event {
-	t.Helper()
-	var out []executor.Event
-	timeout := time.After(20 * time.Second)
-	for {
-		select {
-		case ev, ok := <-r.Events():
-			if !ok {
-				return out
-			}
-			out = append(out, ev)
-		case <-timeout:
-			t.Fatalf("run did not end: %d events", len(out))
-		}
-	}
-}
-
-func lastDone(t *testing.T, evs []executor.Event) executor.Event {
-	t.Helper()
-	if len(evs) == 0 || evs[len(evs)-1].Kind != executor.KindDone {
-		t.Fatalf("no done: %+v", evs)
-	}
-	return evs[len(evs)-1]
-}
-
-func ofKind(evs []executor.Event, k executor.Kind) []executor.Event {
-	var out []executor.Event
-	for _, ev := range evs {
-		if ev.Kind == k {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 // userText is all text of a message.
 func userText(m llm.Message) string {
 	var b strings.Builder

@@ -3,8 +3,10 @@ package native
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/llm"
 	"github.com/clawboo/desktop/backend/mcp"
 )
@@ -36,8 +38,8 @@ func TestMCPToolsFromARealHub(t *testing.T) {
 	})
 	e.opts.Hub = newHub(t)
 	e.adapt = New(e.opts)
-	evs := collect(t, e.start(executor.StartRequest{Message: "look at the board", TeamID: "team-a", WorkDir: t.TempDir()}))
-	if d := lastDone(t, evs); d.Reason != executor.DoneSuccess {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "look at the board", TeamID: "team-a", WorkDir: t.TempDir()}))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess {
 		t.Fatalf("done %+v", d)
 	}
 	reqs := e.prov.requests()
@@ -57,7 +59,7 @@ func TestMCPToolsFromARealHub(t *testing.T) {
 			t.Fatal("tools not sorted by name")
 		}
 	}
-	res := ofKind(evs, executor.KindToolResult)
+	res := executortest.OfKind(evs, executor.KindToolResult)
 	if len(res) != 1 || res[0].Name != "list_tasks" || strings.HasPrefix(res[0].Output, "unknown tool") || res[0].Output == "" {
 		t.Fatalf("tool result %+v", res)
 	}

@@ -74,8 +74,8 @@ func TestCacheDisciplineAcrossTurnsAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		evs := collect(t, e.start(executor.StartRequest{Message: "do it", Context: "CTX volatile " + time.Now().String(), WorkDir: dir}))
-		if d := lastDone(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "all done" {
+		evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "do it", Context: "CTX volatile " + time.Now().String(), WorkDir: dir}))
+		if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "all done" {
 			t.Fatalf("done %+v", d)
 		}
 	}
@@ -119,8 +119,8 @@ func TestCacheDisciplineAcrossTurnsAndRuns(t *testing.T) {
 
 func TestCostEventPerTurnWithDeltas(t *testing.T) {
 	e := newEnv(t, threeTurns)
-	evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-	costs := ofKind(evs, executor.KindCost)
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+	costs := executortest.OfKind(evs, executor.KindCost)
 	if len(costs) != 3 {
 		t.Fatalf("%d cost events", len(costs))
 	}
@@ -132,7 +132,7 @@ func TestCostEventPerTurnWithDeltas(t *testing.T) {
 			t.Fatalf("cost %d: %+v (usd %v)", i, c, c.CostUSD)
 		}
 	}
-	if len(ofKind(evs, executor.KindTextDelta)) == 0 || len(ofKind(evs, executor.KindToolCall)) != 2 || len(ofKind(evs, executor.KindToolResult)) != 2 {
+	if len(executortest.OfKind(evs, executor.KindTextDelta)) == 0 || len(executortest.OfKind(evs, executor.KindToolCall)) != 2 || len(executortest.OfKind(evs, executor.KindToolResult)) != 2 {
 		t.Fatal("missing text, tool-call or tool-result events")
 	}
 }
@@ -181,8 +181,8 @@ func TestMaxTurnsHandsOffToASuccessor(t *testing.T) {
 	})
 	e.cfg.MaxTurns = 2
 	req := executor.StartRequest{Message: "refactor the parser", SessionKey: "task:t1", WorkDir: t.TempDir()}
-	evs := collect(t, e.start(req))
-	if d := lastDone(t, evs); d.Reason != executor.DoneMaxTurns {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(req))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneMaxTurns {
 		t.Fatalf("done %+v", d)
 	}
 	if n := len(e.prov.requests()); n != 2 {
@@ -195,8 +195,8 @@ func TestMaxTurnsHandsOffToASuccessor(t *testing.T) {
 		t.Fatalf("transcript %+v %v", tr, err)
 	}
 	// The successor starts fresh with the note, in a new session.
-	evs = collect(t, e.start(req))
-	if d := lastDone(t, evs); d.Reason != executor.DoneSuccess {
+	evs = executortest.CollectWithin(t, 20*time.Second, e.start(req))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess {
 		t.Fatalf("successor done %+v", d)
 	}
 	reqs := e.prov.requests()
@@ -220,7 +220,7 @@ func TestAbortStopsTheStreamAtOnce(t *testing.T) {
 		if ev.Kind == executor.KindTextDelta {
 			start := time.Now()
 			_ = r.Abort(context.Background())
-			rest := collect(t, r)
+			rest := executortest.CollectWithin(t, 20*time.Second, r)
 			if time.Since(start) > 2*time.Second {
 				t.Fatal("abort was slow")
 			}
@@ -228,7 +228,7 @@ func TestAbortStopsTheStreamAtOnce(t *testing.T) {
 			break
 		}
 	}
-	if d := lastDone(t, evs); d.Reason != executor.DoneAborted || d.Summary != "partial" {
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneAborted || d.Summary != "partial" {
 		t.Fatalf("done %+v", d)
 	}
 	if res, _ := r.Steer(context.Background(), executor.Steer{Text: "x", Mode: executor.SteerNext}); res != executor.SteerRunEnded {
@@ -249,9 +249,9 @@ func TestContextOverflowIsATypedError(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, func(int, llm.Request) reply { return reply{openErr: err} })
-			evs := collect(t, e.start(executor.StartRequest{Message: "big"}))
-			d := lastDone(t, evs)
-			errs := ofKind(evs, executor.KindError)
+			evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "big"}))
+			d := executortest.Done(t, evs)
+			errs := executortest.OfKind(evs, executor.KindError)
 			if d.Reason != executor.DoneError || len(errs) != 1 || !errs[0].Fatal {
 				t.Fatalf("events %+v", evs)
 			}
@@ -266,11 +266,11 @@ func TestMidStreamProviderErrorEndsTheRun(t *testing.T) {
 	e := newEnv(t, func(int, llm.Request) reply {
 		return reply{events: []llm.Event{{Kind: llm.EvText, Text: "half"}}, endErr: errors.New("overloaded")}
 	})
-	evs := collect(t, e.start(executor.StartRequest{Message: "x"}))
-	if d := lastDone(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "overloaded") {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "x"}))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "overloaded") {
 		t.Fatalf("done %+v", d)
 	}
-	if len(ofKind(evs, executor.KindCost)) != 0 {
+	if len(executortest.OfKind(evs, executor.KindCost)) != 0 {
 		t.Fatal("a response without usage must not report cost")
 	}
 }
@@ -278,9 +278,9 @@ func TestMidStreamProviderErrorEndsTheRun(t *testing.T) {
 func TestTranscriptPersistsAndResumes(t *testing.T) {
 	e := newEnv(t, func(n int, _ llm.Request) reply { return say("answer "+string(rune('0'+n)), 1, 1) })
 	req := executor.StartRequest{Message: "first question", SessionKey: "task:r1"}
-	collect(t, e.start(req))
+	executortest.CollectWithin(t, 20*time.Second, e.start(req))
 	req.Message = "second question"
-	collect(t, e.start(req))
+	executortest.CollectWithin(t, 20*time.Second, e.start(req))
 	reqs := e.prov.requests()
 	m := reqs[1].Messages
 	if len(m) != 3 || userText(m[0]) != "first question\n" || m[1].Content[0].Text != "answer 1" || userText(m[2]) != "second question\n" {
@@ -288,8 +288,8 @@ func TestTranscriptPersistsAndResumes(t *testing.T) {
 		t.Fatalf("resumed messages %s", b)
 	}
 	// Another key and another agent start fresh.
-	collect(t, e.start(executor.StartRequest{Message: "other", SessionKey: "task:r2"}))
-	collect(t, e.start(executor.StartRequest{Message: "other agent", SessionKey: "task:r1", AgentID: "agent-2"}))
+	executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "other", SessionKey: "task:r2"}))
+	executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "other agent", SessionKey: "task:r1", AgentID: "agent-2"}))
 	reqs = e.prov.requests()
 	if len(reqs[2].Messages) != 1 || len(reqs[3].Messages) != 1 {
 		t.Fatal("a different key or agent resumed someone else's session")
@@ -332,7 +332,7 @@ func TestTrimHistoryKeepsToolPairs(t *testing.T) {
 func TestCorruptConfigFallsBackToDefault(t *testing.T) {
 	e := newEnv(t, func(int, llm.Request) reply { return say("ok", 1, 1) })
 	e.cfg = AgentConfig{SystemPrompt: "broken"}
-	collect(t, e.start(executor.StartRequest{Message: "hi"}))
+	executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "hi"}))
 	if len(e.cfgs) != 1 || e.cfgs[0].PrimaryModel != "claude-haiku-4-5" || e.prov.requests()[0].System != DefaultSystemPrompt+"\n\nToday: 2026-11-29" {
 		t.Fatalf("configs %+v", e.cfgs)
 	}
@@ -343,8 +343,8 @@ func TestNoProviderEndsInError(t *testing.T) {
 	e.adapt = New(Options{Home: e.home, Providers: func(context.Context, AgentConfig) (llm.Provider, error) {
 		return nil, errors.New("no provider key available (checked ANTHROPIC_API_KEY and fallbacks)")
 	}})
-	evs := collect(t, e.start(executor.StartRequest{Message: "hi"}))
-	if d := lastDone(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "ANTHROPIC_API_KEY") {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "hi"}))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneError || !strings.Contains(d.Summary, "ANTHROPIC_API_KEY") {
 		t.Fatalf("done %+v", d)
 	}
 }
@@ -370,7 +370,7 @@ func TestSteeringArrivesAtTheNextTurnBoundary(t *testing.T) {
 		t.Fatalf("empty steer: %s", res)
 	}
 	close(gate)
-	collect(t, r)
+	executortest.CollectWithin(t, 20*time.Second, r)
 	reqs := e.prov.requests()
 	if strings.Contains(userText(reqs[0].Messages[0]), "use tabs") {
 		t.Fatal("steer reached the turn in flight")
@@ -410,7 +410,7 @@ func TestModelChangeAppliesToLaterTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(gate)
-	evs := collect(t, r)
+	evs := executortest.CollectWithin(t, 20*time.Second, r)
 	reqs := e.prov.requests()
 	if reqs[0].Model != "claude-haiku-4-5" || reqs[1].Model != "claude-sonnet-4-6" {
 		t.Fatalf("models %q then %q", reqs[0].Model, reqs[1].Model)
@@ -418,7 +418,7 @@ func TestModelChangeAppliesToLaterTurns(t *testing.T) {
 	if len(rp.models) != 1 || rp.models[0] != "claude-sonnet-4-6" {
 		t.Fatalf("router told %v", rp.models)
 	}
-	costs := ofKind(evs, executor.KindCost)
+	costs := executortest.OfKind(evs, executor.KindCost)
 	if costs[0].Model != "claude-haiku-4-5" || costs[1].Model != "claude-sonnet-4-6" {
 		t.Fatal("cost not attributed to the turn's model")
 	}

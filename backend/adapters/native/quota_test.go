@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeprovider"
 	"github.com/clawboo/desktop/backend/llm"
 )
@@ -86,8 +87,8 @@ func TestQuotaFromProviderHeaders(t *testing.T) {
 			second.Headers = tc.limits(now, fakeprovider.Limit{Window: "requests", Limit: 100, Remaining: 59, Reset: 9 * time.Second})
 			f.Push(tc.path, first, second)
 
-			evs := collect(t, e.start(executor.StartRequest{Message: "read a.txt", WorkDir: dir}))
-			if d := lastDone(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "read it" {
+			evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "read a.txt", WorkDir: dir}))
+			if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess || d.Summary != "read it" {
 				t.Fatalf("done %+v", d)
 			}
 			q := quotas(t, evs)
@@ -143,8 +144,8 @@ func TestQuotaRejectedOn429EndsTheRun(t *testing.T) {
 			}
 			f.Push(tc.path, fakeprovider.RateLimited(30*time.Second, h))
 
-			evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-			if d := lastDone(t, evs); d.Reason != executor.DoneError {
+			evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+			if d := executortest.Done(t, evs); d.Reason != executor.DoneError {
 				t.Fatalf("done %+v", d)
 			}
 			q := quotas(t, evs)
@@ -165,8 +166,8 @@ func TestQuotaRejectedOn429EndsTheRun(t *testing.T) {
 			if qi < 0 || ei < 0 || qi > ei || evs[ei].Code != "provider" {
 				t.Fatalf("quota at %d, error at %d: %+v", qi, ei, evs)
 			}
-			if len(ofKind(evs, executor.KindCost)) != 0 {
-				t.Errorf("a refused call has no cost: %+v", ofKind(evs, executor.KindCost))
+			if len(executortest.OfKind(evs, executor.KindCost)) != 0 {
+				t.Errorf("a refused call has no cost: %+v", executortest.OfKind(evs, executor.KindCost))
 			}
 		})
 	}
@@ -176,11 +177,11 @@ func TestQuotaRejectedOn429EndsTheRun(t *testing.T) {
 func TestNoQuotaWithoutHeaders(t *testing.T) {
 	e, f := wireEnv(t, "anthropic")
 	f.Push("/v1/messages", fakeprovider.Text("plain"))
-	evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-	if d := lastDone(t, evs); d.Reason != executor.DoneSuccess {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess {
 		t.Fatalf("done %+v", d)
 	}
-	if q := ofKind(evs, executor.KindQuota); len(q) != 0 {
+	if q := executortest.OfKind(evs, executor.KindQuota); len(q) != 0 {
 		t.Fatalf("quota events %+v", q)
 	}
 }

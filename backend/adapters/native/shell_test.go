@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/llm"
 )
 
@@ -134,7 +135,7 @@ func shellEnv(t *testing.T, a *asker, inputs []string, tweak func(*Options)) *en
 
 func toolResults(evs []executor.Event) []executor.Event {
 	var out []executor.Event
-	for _, ev := range ofKind(evs, executor.KindToolResult) {
+	for _, ev := range executortest.OfKind(evs, executor.KindToolResult) {
 		if ev.Name == RunCommandTool {
 			out = append(out, ev)
 		}
@@ -172,7 +173,7 @@ func TestRunCommandPreconditions(t *testing.T) {
 			if c.workDir {
 				req.WorkDir = t.TempDir()
 			}
-			collect(t, e.start(req))
+			executortest.CollectWithin(t, 20*time.Second, e.start(req))
 			if got := hasTool(e.prov.requests()[0], RunCommandTool); got != c.want {
 				t.Fatalf("run_command offered = %v, want %v (tools %v)", got, c.want, toolNames(e.prov.requests()[0].Tools))
 			}
@@ -309,8 +310,8 @@ func TestRunCommandAsksWithEverythingThenRuns(t *testing.T) {
 	a := &asker{}
 	e := shellEnv(t, a, []string{argvJSON(helperPath(t), helperArg, "mixed")}, nil)
 	dir := t.TempDir()
-	evs := collect(t, e.start(executor.StartRequest{RunID: "run-ask", AgentID: "boo", TeamID: "team", SessionKey: "task:T9", Message: "go", WorkDir: dir}))
-	if d := lastDone(t, evs); d.Reason != executor.DoneSuccess {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{RunID: "run-ask", AgentID: "boo", TeamID: "team", SessionKey: "task:T9", Message: "go", WorkDir: dir}))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess {
 		t.Fatalf("done %+v", d)
 	}
 	if a.count() != 1 {
@@ -328,7 +329,7 @@ func TestRunCommandAsksWithEverythingThenRuns(t *testing.T) {
 	}
 	// The execution is on the timeline.
 	var rec *commandRecord
-	for _, ev := range ofKind(evs, executor.KindStatus) {
+	for _, ev := range executortest.OfKind(evs, executor.KindStatus) {
 		if ev.Name == RunCommandTool {
 			rec = &commandRecord{}
 			if err := json.Unmarshal([]byte(ev.Detail), rec); err != nil {
@@ -369,8 +370,8 @@ func TestRunCommandRefusalLatches(t *testing.T) {
 	in := argvJSON(helperPath(t), helperArg, "echo", "x")
 	// refused, another tool in between (not a denial), then latched.
 	e := shellEnv(t, a, []string{in, "", in}, nil)
-	evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-	if d := lastDone(t, evs); d.Reason != executor.DoneSuccess {
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneSuccess {
 		t.Fatalf("done %+v", d)
 	}
 	res := toolResults(evs)
@@ -384,15 +385,15 @@ func TestRunCommandSecondDenialTripsTheBreaker(t *testing.T) {
 	a := &asker{answers: []AskOutcome{AskDenied}}
 	in := argvJSON(helperPath(t), helperArg, "echo", "x")
 	e := shellEnv(t, a, []string{in, in, in}, nil)
-	evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-	d := lastDone(t, evs)
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+	d := executortest.Done(t, evs)
 	if d.Reason != executor.DoneError || !strings.Contains(d.Summary, "repeat-denial breaker") {
 		t.Fatalf("done %+v", d)
 	}
 	if a.count() != 1 || len(toolResults(evs)) != 2 || len(e.prov.requests()) != 2 {
 		t.Fatalf("asks %d, results %d, turns %d", a.count(), len(toolResults(evs)), len(e.prov.requests()))
 	}
-	if n := len(ofKind(evs, executor.KindError)); n < 3 { // two policy_denied, one fatal
+	if n := len(executortest.OfKind(evs, executor.KindError)); n < 3 { // two policy_denied, one fatal
 		t.Fatalf("%d error events", n)
 	}
 }
@@ -402,8 +403,8 @@ func TestRunCommandExpiryLatchesButTakesTwoMoreAttempts(t *testing.T) {
 	a := &asker{answers: []AskOutcome{AskExpired}}
 	in := argvJSON(helperPath(t), helperArg, "echo", "x")
 	e := shellEnv(t, a, []string{in, in, in, in}, nil)
-	evs := collect(t, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
-	d := lastDone(t, evs)
+	evs := executortest.CollectWithin(t, 20*time.Second, e.start(executor.StartRequest{Message: "go", WorkDir: t.TempDir()}))
+	d := executortest.Done(t, evs)
 	if d.Reason != executor.DoneError || !strings.Contains(d.Summary, "repeat-denial breaker") {
 		t.Fatalf("done %+v", d)
 	}
@@ -493,8 +494,8 @@ func TestRunCommandAbortKillsTheCommand(t *testing.T) {
 	if err := r.Abort(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	evs := collect(t, r)
-	if d := lastDone(t, evs); d.Reason != executor.DoneAborted {
+	evs := executortest.CollectWithin(t, 20*time.Second, r)
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneAborted {
 		t.Fatalf("done %+v", d)
 	}
 	if time.Since(start) > 8*time.Second {
@@ -552,8 +553,8 @@ func TestRunCommandAbortWhileAsking(t *testing.T) {
 		t.Fatal("never asked")
 	}
 	_ = r.Abort(context.Background())
-	evs := collect(t, r)
-	if d := lastDone(t, evs); d.Reason != executor.DoneAborted {
+	evs := executortest.CollectWithin(t, 20*time.Second, r)
+	if d := executortest.Done(t, evs); d.Reason != executor.DoneAborted {
 		t.Fatalf("done %+v", d)
 	}
 	if res := toolResults(evs); len(res) != 1 || !strings.Contains(res[0].Output, "aborted") {

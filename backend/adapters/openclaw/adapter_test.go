@@ -130,13 +130,6 @@ func startReq(msg string) executor.StartRequest {
 		Context: "CONTEXT-ABOVE", Emitter: executor.NewEmitter(id, 0)}
 }
 
-func collect(t *testing.T, r executor.Run) []executor.Event {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return executortest.Collect(t, ctx, r)
-}
-
 func TestContractAgainstDouble(t *testing.T) {
 	s := newScripted(t)
 	executortest.RunContract(t, executortest.Harness{
@@ -156,7 +149,7 @@ func TestStartSendsContextAboveTheMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := collect(t, r)
+	evs := executortest.CollectWithin(t, 10*time.Second, r)
 	done := executortest.CheckStream(t, req.RunID, evs)
 	if done.Reason != executor.DoneSuccess || done.Summary != "done reading" {
 		t.Fatalf("done %+v", done)
@@ -201,7 +194,7 @@ func TestStartSendsContextAboveTheMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	collect(t, r2)
+	executortest.CollectWithin(t, 10*time.Second, r2)
 	if got := param(t, s.d.requests("chat.send")[1].Params, "sessionKey"); got != init.Session {
 		t.Fatalf("resumed on %v, want %s", got, init.Session)
 	}
@@ -228,7 +221,7 @@ func TestHandedOffMessageIsAnsweredByTheLaterRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := executortest.CheckStream(t, req.RunID, collect(t, r))
+	done := executortest.CheckStream(t, req.RunID, executortest.CollectWithin(t, 10*time.Second, r))
 	if done.Reason != executor.DoneSuccess || done.Summary != "answered later" {
 		t.Fatalf("done %+v", done)
 	}
@@ -250,7 +243,7 @@ func TestSteerDeliveredAndItsRunStaysOut(t *testing.T) {
 		t.Fatalf("steer request %s", sends[1].Params)
 	}
 	_ = r.Abort(context.Background())
-	for _, e := range collect(t, r) {
+	for _, e := range executortest.CollectWithin(t, 10*time.Second, r) {
 		if strings.Contains(e.Text+e.Summary, "STEER-LEAK") {
 			t.Fatalf("a frame of the steer's own run reached the events: %+v", e)
 		}
@@ -283,7 +276,7 @@ func TestUnreadSteerAtTheEndIsRunEnded(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("steer still waiting after the run ended")
 	}
-	collect(t, r)
+	executortest.CollectWithin(t, 10*time.Second, r)
 	// …and the steer is cancelled at the Gateway.
 	aborts := s.d.waitRequest("chat.abort", 1)
 	if param(t, aborts[0].Params, "runId") != steerRun {
@@ -310,7 +303,7 @@ func TestAbortSendsBothAndTheBackstopEndsTheRun(t *testing.T) {
 	if err := r.Abort(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	done := executortest.CheckStream(t, req.RunID, collect(t, r))
+	done := executortest.CheckStream(t, req.RunID, executortest.CollectWithin(t, 10*time.Second, r))
 	if done.Reason != executor.DoneAborted {
 		t.Fatalf("done %+v", done)
 	}
@@ -336,7 +329,7 @@ func TestAbortSendsBothAndTheBackstopEndsTheRun(t *testing.T) {
 	if len(s2.d.waitRequest("sessions.abort", 1)) != 1 {
 		t.Fatal("no sessions.abort backstop")
 	}
-	collect(t, r2)
+	executortest.CollectWithin(t, 10*time.Second, r2)
 }
 
 func TestSetModelAndWriteContext(t *testing.T) {
@@ -345,7 +338,7 @@ func TestSetModelAndWriteContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer collect(t, r)
+	defer executortest.CollectWithin(t, 10*time.Second, r)
 	defer r.Abort(context.Background())
 	if err := r.SetModel(context.Background(), "fakeoai/fake-model-2"); err != nil {
 		t.Fatal(err)
@@ -394,7 +387,7 @@ func TestRunSurvivesAReconnectAndFailsWhenTheGatewayStaysAway(t *testing.T) {
 	s.d.waitRequest("sessions.messages.subscribe", 2)
 	s.d.broadcast("chat", map[string]any{"runId": param(t, send.Params, "idempotencyKey"),
 		"sessionKey": param(t, send.Params, "sessionKey"), "state": "final", "message": textMsg("after the blip")})
-	evs := collect(t, r)
+	evs := executortest.CollectWithin(t, 10*time.Second, r)
 	done := executortest.CheckStream(t, req.RunID, evs)
 	if done.Reason != executor.DoneSuccess || done.Summary != "after the blip" {
 		t.Fatalf("done %+v", done)
@@ -419,7 +412,7 @@ func TestRunSurvivesAReconnectAndFailsWhenTheGatewayStaysAway(t *testing.T) {
 	}
 	s2.d.srv.Listener.Close() // gone for good
 	s2.d.dropAll()
-	done2 := executortest.CheckStream(t, req2.RunID, collect(t, r2))
+	done2 := executortest.CheckStream(t, req2.RunID, executortest.CollectWithin(t, 10*time.Second, r2))
 	if done2.Reason != executor.DoneError || !strings.Contains(done2.Summary, "did not come back") {
 		t.Fatalf("done %+v", done2)
 	}

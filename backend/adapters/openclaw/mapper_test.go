@@ -5,30 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/executor/executortest"
 )
 
 // Frames below are the real Gateway's (runtimes-protocols.md §4.3 and
 // transcripts/openclaw-gateway.txt), trimmed.
 
 func ev(name, payload string) Event { return Event{Name: name, Payload: json.RawMessage(payload)} }
-
-func kinds(evs []executor.Event) string {
-	var s []string
-	for _, e := range evs {
-		k := string(e.Kind)
-		switch e.Kind {
-		case executor.KindStatus:
-			k += "/" + string(e.Phase)
-		case executor.KindTextDelta:
-			k += "/" + string(e.Channel)
-		case executor.KindDone:
-			k += "/" + string(e.Reason)
-		}
-		s = append(s, k)
-	}
-	return strings.Join(s, " ")
-}
 
 func TestMapChatDelta(t *testing.T) {
 	m := MapFrame(ev("chat", `{"runId":"r1","sessionKey":"agent:main:main","seq":6,"state":"delta","deltaText":"Hello from fake openai.",
@@ -37,7 +20,7 @@ func TestMapChatDelta(t *testing.T) {
 	if m.RunID != "r1" || m.SessionKey != "agent:main:main" || m.Terminal() {
 		t.Fatalf("%+v", m)
 	}
-	if got := kinds(m.Events); got != "text-delta/assistant text-delta/reasoning tool-call" {
+	if got := executortest.Kinds(m.Events); got != "text-delta/assistant text-delta/reasoning tool-call" {
 		t.Fatalf("kinds %q", got)
 	}
 	if m.Events[0].Text != "Hello from fake openai." || m.Events[1].Text != "pondering" ||
@@ -53,7 +36,7 @@ func TestMapChatFinal(t *testing.T) {
 	if !m.Terminal() || !m.HasMessage {
 		t.Fatalf("%+v", m)
 	}
-	if got := kinds(m.Events); got != "tool-result done/success" {
+	if got := executortest.Kinds(m.Events); got != "tool-result done/success" {
 		t.Fatalf("kinds %q", got)
 	}
 	if m.Events[0].Output != "file body" || m.Events[1].Summary != "Hello from fake openai." {
@@ -62,14 +45,14 @@ func TestMapChatFinal(t *testing.T) {
 	// A final without a message (the Gateway queued the message into
 	// another run) is still terminal, but says so.
 	q := MapFrame(ev("chat", `{"runId":"r2","sessionKey":"k","seq":1,"state":"final"}`))
-	if !q.Terminal() || q.HasMessage || kinds(q.Events) != "done/success" {
+	if !q.Terminal() || q.HasMessage || executortest.Kinds(q.Events) != "done/success" {
 		t.Fatalf("%+v", q)
 	}
 }
 
 func TestMapChatAborted(t *testing.T) {
 	m := MapFrame(ev("chat", `{"runId":"r1","sessionKey":"k","state":"aborted","stopReason":"rpc","message":{"role":"assistant","content":[{"type":"text","text":"one"}]}}`))
-	if !m.Terminal() || kinds(m.Events) != "done/aborted" || !strings.Contains(m.Events[0].Summary, "rpc") {
+	if !m.Terminal() || executortest.Kinds(m.Events) != "done/aborted" || !strings.Contains(m.Events[0].Summary, "rpc") {
 		t.Fatalf("%+v", m)
 	}
 }
@@ -77,7 +60,7 @@ func TestMapChatAborted(t *testing.T) {
 func TestMapChatError(t *testing.T) {
 	m := MapFrame(ev("chat", `{"runId":"r1","sessionKey":"k","seq":9,"state":"error","errorMessage":"LLM request failed: provider rejected the request schema or tool payload.",
 		"errorDetail":{"provider":"fakeoai","model":"fake-model","failoverReason":"format"}}`))
-	if !m.Terminal() || kinds(m.Events) != "error done/error" {
+	if !m.Terminal() || executortest.Kinds(m.Events) != "error done/error" {
 		t.Fatalf("%+v", m)
 	}
 	if !m.Events[0].Fatal || !strings.Contains(m.Events[0].Message, "LLM request failed") || m.Events[1].Summary != m.Events[0].Message {
@@ -91,19 +74,19 @@ func TestMapChatError(t *testing.T) {
 
 func TestMapAgentLifecycle(t *testing.T) {
 	start := MapFrame(ev("agent", `{"runId":"r1","stream":"lifecycle","data":{"phase":"start","startedAt":1},"sessionKey":"k","seq":3}`))
-	if kinds(start.Events) != "status/running" || start.State != "lifecycle/start" {
+	if executortest.Kinds(start.Events) != "status/running" || start.State != "lifecycle/start" {
 		t.Fatalf("start %+v", start)
 	}
 	end := MapFrame(ev("agent", `{"runId":"r1","stream":"lifecycle","data":{"phase":"end","stopReason":"stop","aborted":false},"sessionKey":"k"}`))
-	if kinds(end.Events) != "status/turn-complete" {
+	if executortest.Kinds(end.Events) != "status/turn-complete" {
 		t.Fatalf("end %+v", end)
 	}
 	fail := MapFrame(ev("agent", `{"runId":"r1","stream":"lifecycle","data":{"phase":"error","error":"LLM request failed: provider rejected the request schema or tool payload."},"sessionKey":"k"}`))
-	if kinds(fail.Events) != "error" || !fail.Events[0].Fatal || !strings.Contains(fail.Events[0].Message, "LLM request failed") {
+	if executortest.Kinds(fail.Events) != "error" || !fail.Events[0].Fatal || !strings.Contains(fail.Events[0].Message, "LLM request failed") {
 		t.Fatalf("error %+v", fail)
 	}
 	model := MapFrame(ev("agent", `{"runId":"r1","stream":"lifecycle","data":{"phase":"model","provider":"fakeoai","model":"fake-model"},"sessionKey":"k"}`))
-	if kinds(model.Events) != "status/running" || model.Events[0].Model != "fakeoai/fake-model" {
+	if executortest.Kinds(model.Events) != "status/running" || model.Events[0].Model != "fakeoai/fake-model" {
 		t.Fatalf("model %+v", model)
 	}
 	for _, p := range []string{`{"phase":"model","provider":null,"model":null}`, `{"phase":"finishing"}`, `{"phase":"fallback_step"}`} {
@@ -115,13 +98,13 @@ func TestMapAgentLifecycle(t *testing.T) {
 
 func TestMapAgentToolStream(t *testing.T) {
 	start := MapFrame(ev("agent", `{"runId":"r1","stream":"tool","data":{"phase":"start","name":"read","toolCallId":"call_1|fc_1","args":{"path":"/w/hello.txt"}},"sessionKey":"k"}`))
-	if kinds(start.Events) != "tool-call" || start.Events[0].Name != "read" || start.Events[0].ToolCallID != "call_1|fc_1" ||
+	if executortest.Kinds(start.Events) != "tool-call" || start.Events[0].Name != "read" || start.Events[0].ToolCallID != "call_1|fc_1" ||
 		string(start.Events[0].Input) != `{"path":"/w/hello.txt"}` {
 		t.Fatalf("start %+v", start.Events)
 	}
 	res := MapFrame(ev("agent", `{"runId":"r1","stream":"tool","data":{"phase":"result","name":"read","toolCallId":"call_1|fc_1","isError":false,
 		"result":{"content":[{"type":"text","text":"hello from the workspace file\n"}],"details":{}}},"sessionKey":"k"}`))
-	if kinds(res.Events) != "tool-result" || res.Events[0].Output != "hello from the workspace file\n" || res.Events[0].IsError {
+	if executortest.Kinds(res.Events) != "tool-result" || res.Events[0].Output != "hello from the workspace file\n" || res.Events[0].IsError {
 		t.Fatalf("result %+v", res.Events)
 	}
 	upd := MapFrame(ev("agent", `{"runId":"r1","stream":"tool","data":{"phase":"update","name":"read","toolCallId":"call_1|fc_1","partial":"x"},"sessionKey":"k"}`))
@@ -142,11 +125,11 @@ func TestMapAgentToolStream(t *testing.T) {
 
 func TestMapAgentOtherStreams(t *testing.T) {
 	a := MapFrame(ev("agent", `{"runId":"r1","stream":"assistant","data":{"text":"Hello","delta":"Hello","itemId":"i:1"},"sessionKey":"k"}`))
-	if kinds(a.Events) != "text-delta/assistant" || a.Events[0].Text != "Hello" {
+	if executortest.Kinds(a.Events) != "text-delta/assistant" || a.Events[0].Text != "Hello" {
 		t.Fatalf("assistant %+v", a.Events)
 	}
 	r := MapFrame(ev("agent", `{"runId":"r1","stream":"reasoning","data":{"delta":"thinking hard"},"sessionKey":"k"}`))
-	if kinds(r.Events) != "text-delta/reasoning" {
+	if executortest.Kinds(r.Events) != "text-delta/reasoning" {
 		t.Fatalf("reasoning %+v", r.Events)
 	}
 	for _, p := range []string{
@@ -163,12 +146,12 @@ func TestMapAgentOtherStreams(t *testing.T) {
 func TestMapSessionMessage(t *testing.T) {
 	call := MapFrame(ev("session.message", `{"sessionKey":"agent:main:x1","agentId":"main","message":{"role":"assistant",
 		"content":[{"type":"toolCall","id":"call_fake_1_0|fc_fake_1_0","name":"read","arguments":{"path":"/w/hello.txt"}},{"type":"text","text":"never text"}],"stopReason":"toolUse"}}`))
-	if kinds(call.Events) != "tool-call" || call.Events[0].Name != "read" || call.SessionKey != "agent:main:x1" {
+	if executortest.Kinds(call.Events) != "tool-call" || call.Events[0].Name != "read" || call.SessionKey != "agent:main:x1" {
 		t.Fatalf("call %+v", call)
 	}
 	res := MapFrame(ev("session.message", `{"sessionKey":"k","message":{"role":"toolResult","toolCallId":"c1","toolName":"read",
 		"content":[{"type":"text","text":"`+strings.Repeat("x", MaxToolResult+5)+`"}],"isError":false}}`))
-	if kinds(res.Events) != "tool-result" || !strings.HasSuffix(res.Events[0].Output, "[5 more characters not recorded]") {
+	if executortest.Kinds(res.Events) != "tool-result" || !strings.HasSuffix(res.Events[0].Output, "[5 more characters not recorded]") {
 		t.Fatalf("result %+v", res.Events)
 	}
 	for _, p := range []string{

@@ -1,6 +1,8 @@
 // Package executortest is the one contract suite every runtime adapter
-// passes. Adapters add their own tests beside it; this suite checks only
-// what the host relies on for every runtime.
+// passes, and the event helpers the adapters' own tests share (Collect,
+// CollectWithin, OfKind, Done, Kinds, Describe) so none keeps a copy.
+// Adapters add their own tests beside it; this suite checks only what the
+// host relies on for every runtime.
 //
 // Invariant: the suite never depends on a particular adapter's wire format;
 // a harness tells it how to make that adapter succeed and how to make it wait
@@ -56,25 +58,6 @@ func (h Harness) Start(t *testing.T, ctx context.Context, scenario string) (exec
 		t.Fatalf("start %s: %v", scenario, err)
 	}
 	return run, req.RunID
-}
-
-// Collect reads a run's events until the stream closes, failing the test on
-// timeout.
-func Collect(t *testing.T, ctx context.Context, run executor.Run) []executor.Event {
-	t.Helper()
-	var out []executor.Event
-	for {
-		select {
-		case ev, ok := <-run.Events():
-			if !ok {
-				return out
-			}
-			out = append(out, ev)
-		case <-ctx.Done():
-			t.Fatalf("stream did not close: %d events so far", len(out))
-			return out
-		}
-	}
 }
 
 // CheckStream asserts the stream invariants and returns the Done event.
