@@ -1,34 +1,66 @@
 package proc
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
 
+// The names of the server's environment that children may see are written
+// here once, as functions that hand out a fresh copy: a caller may append
+// to what it gets, and nothing can change the lists for everyone else.
+
 // BaseEnv is what every child gets from the server's environment: enough to
 // find programs, use the user's locale and home, and reach the network
 // through the user's proxy. Nothing that could be a credential.
-var BaseEnv = []string{
-	"PATH", "HOME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "LOGNAME", "TERM", "USER",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+func BaseEnv() []string {
+	return []string{
+		"PATH", "HOME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "LOGNAME", "TERM", "USER",
+		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	}
+}
+
+// TLSEnv is where programs find the CA certificates the user trusts (Node,
+// OpenSSL, Python's requests): a child reaching the network through a
+// company proxy needs them.
+func TLSEnv() []string {
+	return []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"}
+}
+
+// XDGEnv is the user's XDG base folders (configuration, data, cache, the
+// runtime folder where the session bus and ssh agents live).
+func XDGEnv() []string {
+	return []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"}
+}
+
+// PythonEnv is where a pip or pipx install of a Python program finds itself.
+func PythonEnv() []string { return []string{"PYTHONUSERBASE", "VIRTUAL_ENV"} }
+
+// WindowsEnv is what a program on Windows also needs to start (BaseEnv is
+// the Unix set).
+func WindowsEnv() []string {
+	return []string{"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
+		"USERPROFILE", "TEMP", "TMP", "PROGRAMDATA", "PROGRAMFILES"}
 }
 
 // InstallerEnv adds what package managers read for their own configuration
-// (registry, prefix, CA bundle, Python user folders).
-var InstallerEnv = []string{
-	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "PYTHONUSERBASE", "VIRTUAL_ENV",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_BIN_HOME",
+// (CA bundle, Python user folders, the XDG folders and XDG_BIN_HOME).
+func InstallerEnv() []string {
+	return slices.Concat(TLSEnv(), PythonEnv(), XDGEnv(), []string{"XDG_BIN_HOME"})
 }
 
-// InstallerPrefixes are configuration families passed through whole.
-var InstallerPrefixes = []string{"npm_config_", "NPM_CONFIG_", "PIPX_", "PIP_"}
+// InstallerPrefixes are configuration families passed through whole (less
+// any name IsCredentialName refuses).
+func InstallerPrefixes() []string { return []string{"npm_config_", "NPM_CONFIG_", "PIPX_", "PIP_"} }
 
-// secretish refuses names that look like credentials even inside an allowed
-// prefix family (npm_config__authToken, PIP_INDEX_URL with a password is a
-// URL and passes; a *_TOKEN never does).
-func secretish(name string) bool {
+// IsCredentialName reports a variable name that looks like it holds a
+// credential (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…, any case): such a
+// name never passes inside an allowed prefix family (npm_config__authToken),
+// and its value is hidden where a child's environment is shown. The one
+// rule for what counts as a credential's name.
+func IsCredentialName(name string) bool {
 	u := strings.ToUpper(name)
-	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "AUTH"} {
+	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH"} {
 		if strings.Contains(u, s) {
 			return true
 		}
@@ -58,7 +90,7 @@ func AllowEnv(environ []string, allow []string, prefixes []string, extra map[str
 		pass := keep[k]
 		if !pass {
 			for _, p := range prefixes {
-				if strings.HasPrefix(k, p) && !secretish(k) {
+				if strings.HasPrefix(k, p) && !IsCredentialName(k) {
 					pass = true
 					break
 				}
@@ -111,7 +143,7 @@ var hostOwned = map[string]bool{
 // take it, so it can neither replace what the host passes nor turn a
 // setup script, a verify command or a runtime into something else.
 func HostOwned(name string) bool {
-	for _, group := range [][]string{BaseEnv, InstallerEnv} {
+	for _, group := range [][]string{BaseEnv(), InstallerEnv()} {
 		for _, n := range group {
 			if strings.EqualFold(n, name) {
 				return true

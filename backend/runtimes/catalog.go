@@ -192,5 +192,5 @@ func (c *Catalog) find(name string) (string, bool) {
 
 // childEnv is the environment of a non-runtime child: the allowlist only.
 func (c *Catalog) childEnv(extra map[string]string) []string {
-	return proc.AllowEnv(c.opts.Environ(), append(append([]string{}, proc.BaseEnv...), proc.InstallerEnv...), proc.InstallerPrefixes, extra)
+	return proc.AllowEnv(c.opts.Environ(), append(proc.BaseEnv(), proc.InstallerEnv()...), proc.InstallerPrefixes(), extra)
 }

@@ -18,7 +18,7 @@ import (
 // set (PATH, HOME, locale, proxies) plus where the user's git config lives.
 // No GIT_* variable passes; see the package comment.
 func gitEnvNames() []string {
-	return append(append([]string(nil), proc.BaseEnv...), "XDG_CONFIG_HOME")
+	return append(proc.BaseEnv(), "XDG_CONFIG_HOME")
 }
 
 // gitError is a git command that exited non-zero.

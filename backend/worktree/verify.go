@@ -38,9 +38,9 @@ const (
 // locations, so `go test`, `npm test` or `cargo test` behave as in the
 // user's shell. Names only: provider keys never pass.
 func verifyEnvNames() []string {
-	names := append(append([]string(nil), proc.BaseEnv...), proc.InstallerEnv...)
+	names := append(proc.BaseEnv(), proc.InstallerEnv()...)
 	return append(names,
-		"XDG_RUNTIME_DIR", "GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOPRIVATE",
+		"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOPRIVATE",
 		"GONOSUMDB", "GOTOOLCHAIN", "CGO_ENABLED", "CC", "CXX", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
 		"JAVA_HOME", "GRADLE_USER_HOME", "NVM_DIR", "NODE_PATH", "PYENV_ROOT", "CONDA_PREFIX", "GEM_HOME",
 		"GEM_PATH", "DOTNET_ROOT", "PKG_CONFIG_PATH")
@@ -88,7 +88,7 @@ func (m *Manager) runVerify(ctx context.Context, w Worktree, v Verification, tim
 	extra, hide := m.childEnv(w)
 	start := time.Now()
 	child, err := proc.Start(runCtx, proc.Spec{Path: m.sh, Args: []string{"-c", command}, Dir: w.Path,
-		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes, extra), Grace: verifyGrace})
+		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes(), extra), Grace: verifyGrace})
 	if err != nil {
 		v.OutputTail = "could not start the verify command: " + err.Error()
 		return v

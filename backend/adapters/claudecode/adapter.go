@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -238,17 +239,12 @@ func mcpConfig(s MCPServers) string {
 	return string(b)
 }
 
-// passEnv are the names a child gets from the server's environment
-// beyond proc.BaseEnv: TLS trust and the XDG folders. passPrefixes pass
-// the user's own Claude Code settings (CLAUDE_CONFIG_DIR,
-// ANTHROPIC_BASE_URL, CLAUDE_CODE_*, DISABLE_*); proc drops any name in
-// them that looks like a credential, so a key reaches the child only as
-// resolved for the run.
-var (
-	passEnv = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
-		"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"}
-	passPrefixes = []string{"CLAUDE_", "ANTHROPIC_", "DISABLE_"}
-)
+// A child gets proc's base set, TLS trust and the XDG folders from the
+// server's environment (childEnv). passPrefixes pass the user's own Claude
+// Code settings (CLAUDE_CONFIG_DIR, ANTHROPIC_BASE_URL, CLAUDE_CODE_*,
+// DISABLE_*); proc drops any name in them that looks like a credential, so
+// a key reaches the child only as resolved for the run.
+var passPrefixes = []string{"CLAUDE_", "ANTHROPIC_", "DISABLE_"}
 
 func (a *Adapter) childEnv(key, token, mark string, reqEnv map[string]string) []string {
 	extra := map[string]string{}
@@ -270,6 +266,6 @@ func (a *Adapter) childEnv(key, token, mark string, reqEnv map[string]string) []
 		// sandboxed.
 		extra["IS_SANDBOX"] = "1"
 	}
-	allow := append(append([]string(nil), proc.BaseEnv...), passEnv...)
+	allow := slices.Concat(proc.BaseEnv(), proc.TLSEnv(), proc.XDGEnv())
 	return proc.AllowEnv(a.opts.Environ(), allow, passPrefixes, extra)
 }

@@ -168,9 +168,9 @@ func (a *Adapter) Health(context.Context) executor.Health {
 	return executor.Health{Message: "codex is not installed (npm install -g @openai/codex)"}
 }
 
-// childEnv is what a codex child gets from the server's environment:
+// childEnvNames is what a codex child gets from the server's environment:
 // proc's base set plus the certificate settings a proxied network needs.
-var childEnv = append(append([]string(nil), proc.BaseEnv...), "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+func childEnvNames() []string { return append(proc.BaseEnv(), proc.TLSEnv()...) }
 
 // Compiled on first use: a counted repetition compiles to a state per
 // count, which cost start-up time as a package-level var.
@@ -245,7 +245,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		model = prov.Model
 	}
 	r := &run{a: a, req: req, em: req.Emitter, bin: bin, home: home, throwaway: throwaway, mcp: mcp, model: model,
-		env:     proc.AllowEnv(a.opts.Environ(), childEnv, nil, extra),
+		env:     proc.AllowEnv(a.opts.Environ(), childEnvNames(), nil, extra),
 		ctl:     make(chan control),
 		aborted: make(chan struct{}),
 		ended:   make(chan struct{}),

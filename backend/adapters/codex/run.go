@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/proc"
 )
 
 // control is a request from the host's goroutine (Steer) to the run's
@@ -236,19 +237,9 @@ func (r *run) tail() string {
 func (r *run) redact(s string) string {
 	for _, kv := range r.env {
 		k, v, _ := strings.Cut(kv, "=")
-		if len(v) >= 8 && secretName(k) {
+		if len(v) >= 8 && proc.IsCredentialName(k) {
 			s = strings.ReplaceAll(s, v, "[redacted]")
 		}
 	}
 	return s
-}
-
-func secretName(k string) bool {
-	u := strings.ToUpper(k)
-	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH"} {
-		if strings.Contains(u, w) {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -11,11 +12,12 @@ import (
 	"github.com/clawboo/desktop/backend/proc"
 )
 
-// childEnv is what a Hermes child may see of the server's environment,
-// beyond proc.BaseEnv: what a pip or pipx install of a Python program needs
-// to start and to verify TLS.
-var childEnv = []string{"PYTHONUSERBASE", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"}
+// childEnvNames is what a Hermes child may see of the server's
+// environment: proc's base set, and what a pip or pipx install of a Python
+// program needs to start and to verify TLS.
+func childEnvNames() []string {
+	return slices.Concat(proc.BaseEnv(), proc.PythonEnv(), proc.TLSEnv(), proc.XDGEnv())
+}
 
 // run is one host run: one or more hermes processes in sequence.
 type run struct {
@@ -242,7 +244,7 @@ func (r *run) childEnv(c Choice) []string {
 	if c.EnvVar != "" {
 		extra[c.EnvVar] = c.Key
 	}
-	return proc.AllowEnv(environ, append(append([]string{}, proc.BaseEnv...), childEnv...), nil, extra)
+	return proc.AllowEnv(environ, childEnvNames(), nil, extra)
 }
 
 // args is the command line of one process.

@@ -18,7 +18,7 @@ func commandEnv(run map[string]string) []string {
 			extra[k] = v
 		}
 	}
-	return proc.AllowEnv(os.Environ(), proc.BaseEnv, nil, extra)
+	return proc.AllowEnv(os.Environ(), proc.BaseEnv(), nil, extra)
 }
 
 // runSecrets hides the run's own variables that are not the host's (a

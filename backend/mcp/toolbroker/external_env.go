@@ -12,24 +12,19 @@ import (
 	"github.com/clawboo/desktop/backend/redact"
 )
 
-// windowsEnv is what a program on Windows also needs to start (proc's base
-// allowlist is the Unix one).
-var windowsEnv = []string{"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
-	"USERPROFILE", "TEMP", "TMP", "PROGRAMDATA", "PROGRAMFILES"}
-
 // childEnv is proc's allowlisted host environment plus the names the person
 // listed, their values from the secret source. Names are compared
 // case-insensitively for Windows' sake ("Path").
 func (b *Broker) childEnv(ctx context.Context, cfg ServerConfig) []string {
 	environ := b.environ()
+	names := append(proc.BaseEnv(), proc.WindowsEnv()...)
 	var allow []string
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "" || forbiddenEnvName(k) {
 			continue
 		}
-		if slices.ContainsFunc(proc.BaseEnv, func(a string) bool { return strings.EqualFold(a, k) }) ||
-			slices.ContainsFunc(windowsEnv, func(a string) bool { return strings.EqualFold(a, k) }) {
+		if slices.ContainsFunc(names, func(a string) bool { return strings.EqualFold(a, k) }) {
 			allow = append(allow, k)
 		}
 	}
