@@ -1,33 +1,15 @@
 // The providers a native agent can route to, in the backend's order, with
-// each one's small default model (both from backend/config/providers.go,
-// the backend's one table; this is the UI's copy of it), and which have a
-// key connected (the clawboo-native runtime entry's `keys`).
+// each one's small default model (generated from backend/config's provider
+// table into lib/generated/facts.ts, the page's only copy), and which have
+// a key connected (the clawboo-native runtime entry's `keys`).
 
 import type { Agent } from '../../lib/api/agentTypes';
 import type { RuntimeEntry } from '../../lib/api/types';
+import { PROVIDERS, type ProviderFact } from '../../lib/generated/facts';
 import { NATIVE_RUNTIME_ID } from '../runtimes/catalog';
 
-export interface ProviderInfo {
-  id: string;
-  name: string;
-  /** The key's env var; null for keyless Ollama. */
-  envVar: string | null;
-  defaultModel: string;
-}
-
-export const PROVIDERS: readonly ProviderInfo[] = [
-  { id: 'anthropic', name: 'Anthropic', envVar: 'ANTHROPIC_API_KEY', defaultModel: 'claude-haiku-4-5' },
-  { id: 'openai', name: 'OpenAI', envVar: 'OPENAI_API_KEY', defaultModel: 'gpt-4o-mini' },
-  { id: 'openrouter', name: 'OpenRouter', envVar: 'OPENROUTER_API_KEY', defaultModel: 'openai/gpt-4o-mini' },
-  { id: 'ollama', name: 'Ollama (local)', envVar: null, defaultModel: 'llama3.2' },
-  { id: 'google', name: 'Google Gemini', envVar: 'GEMINI_API_KEY', defaultModel: 'gemini-2.0-flash' },
-  { id: 'xai', name: 'xAI', envVar: 'XAI_API_KEY', defaultModel: 'grok-3-mini' },
-  { id: 'groq', name: 'Groq', envVar: 'GROQ_API_KEY', defaultModel: 'llama-3.3-70b-versatile' },
-  { id: 'mistral', name: 'Mistral', envVar: 'MISTRAL_API_KEY', defaultModel: 'mistral-small-latest' },
-  { id: 'together', name: 'Together AI', envVar: 'TOGETHER_API_KEY', defaultModel: 'meta-llama/Llama-3.3-70B-Instruct-Turbo' },
-  { id: 'cerebras', name: 'Cerebras', envVar: 'CEREBRAS_API_KEY', defaultModel: 'llama-3.3-70b' },
-  { id: 'moonshot', name: 'Moonshot', envVar: 'MOONSHOT_API_KEY', defaultModel: 'moonshot-v1-8k' },
-];
+export { PROVIDERS };
+export type ProviderInfo = ProviderFact;
 
 /** The default provider of a new native agent when none has a key. */
 export const DEFAULT_PROVIDER = 'anthropic';

@@ -1,30 +1,16 @@
 // The board's rules as the UI needs them: the columns in board order, the
-// legal-move table (a copy of backend/board's; the server checks every move
-// again and its refusal wins), and how tasks fill the columns.
+// legal-move table (both generated from backend/board's own tables into
+// lib/generated/facts.ts; the server checks every move again and its
+// refusal wins), and how tasks fill the columns.
 
 import type { Task, TaskStatus } from '../../lib/api/boardTypes';
+import { BOARD_MOVES, BOARD_STATUSES } from '../../lib/generated/facts';
 
 /** Columns in board order. */
-export const TASK_STATUSES: readonly TaskStatus[] = [
-  'backlog',
-  'todo',
-  'in_progress',
-  'in_review',
-  'blocked',
-  'done',
-  'cancelled',
-];
+export const TASK_STATUSES: readonly TaskStatus[] = BOARD_STATUSES;
 
-/** Legal targets per status; done and cancelled are terminal. Mirrors backend/board/model.go. */
-export const LEGAL_MOVES: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  backlog: ['todo', 'blocked', 'cancelled'],
-  todo: ['in_progress', 'blocked', 'backlog', 'cancelled'],
-  in_progress: ['in_review', 'done', 'blocked', 'todo', 'cancelled'],
-  in_review: ['done', 'in_progress', 'blocked', 'todo', 'cancelled'],
-  blocked: ['todo', 'in_progress', 'backlog', 'cancelled'],
-  done: [],
-  cancelled: [],
-};
+/** Legal targets per status; done and cancelled are terminal. */
+export const LEGAL_MOVES: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = BOARD_MOVES;
 
 /** Whether the table allows from → to (staying put is not a move). */
 export function canMove(from: TaskStatus, to: TaskStatus): boolean {
