@@ -4,14 +4,9 @@ import (
 	"math"
 	"math/bits"
 	"strings"
-)
 
-// rate is a price in nano-USD per token, which is exactly USD per million
-// tokens × 1000: integer for every list price, so estimates never drift.
-type rate struct {
-	key     string
-	in, out int64
-}
+	"github.com/clawboo/desktop/backend/config"
+)
 
 // Default rate for a model Clawboo has no price for: $3 / $15 per million
 // input / output tokens, the shared default of the original product.
@@ -20,97 +15,28 @@ const (
 	defaultOut int64 = 15_000
 )
 
-// pinned is the price list (USD per million tokens × 1000), read-only.
-// Keys are lower case; "claude" names are matched with dots read as dashes
-// (OpenRouter's "claude-haiku-4.5").
-var pinned = [...]rate{
-	{"claude-opus-4-6", 5_000, 25_000},
-	{"claude-opus-4-5", 5_000, 25_000},
-	{"claude-opus-4-1", 15_000, 75_000},
-	{"claude-opus-4", 15_000, 75_000},
-	{"claude-sonnet-4-6", 3_000, 15_000},
-	{"claude-sonnet-4-5", 3_000, 15_000},
-	{"claude-sonnet-4", 3_000, 15_000},
-	{"claude-3-7-sonnet", 3_000, 15_000},
-	{"claude-sonnet-3-7", 3_000, 15_000},
-	{"claude-haiku-4-5", 1_000, 5_000},
-	{"claude-3-5-haiku", 800, 4_000},
-	{"claude-haiku-3-5", 800, 4_000},
-	{"claude-3-haiku", 250, 1_250},
-	{"gpt-4o", 2_500, 10_000},
-	{"gpt-4o-mini", 150, 600},
-	{"gpt-4.1", 2_000, 8_000},
-	{"gpt-4.1-mini", 400, 1_600},
-	{"gpt-4.1-nano", 100, 400},
-	{"gpt-5", 1_250, 10_000},
-	{"gpt-5-mini", 250, 2_000},
-	{"gpt-5-nano", 50, 400},
-	{"gpt-5-codex", 1_250, 10_000},
-	{"gpt-5-pro", 15_000, 120_000},
-	{"gpt-5.1", 1_250, 10_000},
-	{"gpt-5.2", 1_750, 14_000},
-	{"o3", 2_000, 8_000},
-	{"o3-mini", 1_100, 4_400},
-	{"o3-pro", 20_000, 80_000},
-	{"o4-mini", 1_100, 4_400},
-}
-
-// lookup finds a model's rate: an exact match of the whole lower-cased
-// name, then of the name after any provider prefix ("openai/gpt-4o"), then
-// the longest key that prefixes that name (dated ids such as
-// "claude-sonnet-4-5-20250929"), then the longest key contained anywhere
-// in the name (Bedrock-style ids). Longest wins so "gpt-4o-mini" is never
-// priced as "gpt-4o".
-func lookup(model string) (rate, bool) {
-	m := strings.ToLower(strings.TrimSpace(model))
-	if m == "" {
-		return rate{}, false
+// rate is config's price of a model, or the default rate (ok false).
+func rate(model string) (in, out int64, ok bool) {
+	if r, ok := config.RateOf(model); ok {
+		return r.In, r.Out, true
 	}
-	if strings.Contains(m, "claude") {
-		m = strings.ReplaceAll(m, ".", "-")
-	}
-	base := m[strings.LastIndexByte(m, '/')+1:]
-	var prefix, sub rate
-	for _, r := range pinned {
-		switch {
-		case r.key == m || r.key == base:
-			return r, true
-		case strings.HasPrefix(base, r.key):
-			if len(r.key) > len(prefix.key) {
-				prefix = r
-			}
-		case strings.Contains(m, r.key):
-			if len(r.key) > len(sub.key) {
-				sub = r
-			}
-		}
-	}
-	if prefix.key != "" {
-		return prefix, true
-	}
-	return sub, sub.key != ""
+	return defaultIn, defaultOut, false
 }
 
 // Price is a model's list price in USD per million input and output
 // tokens; known is false (and the price the $3 / $15 default) when the
 // model is not in the table.
 func Price(model string) (inPerM, outPerM float64, known bool) {
-	r, ok := lookup(model)
-	if !ok {
-		r = rate{in: defaultIn, out: defaultOut}
-	}
-	return float64(r.in) / 1000, float64(r.out) / 1000, ok
+	in, out, ok := rate(model)
+	return float64(in) / 1000, float64(out) / 1000, ok
 }
 
 // TokenCost prices token counts at the model's rate (or the default rate),
 // exactly in integer nano; negative counts count as zero and an absurd
 // count saturates rather than wraps.
 func TokenCost(model string, in, out int64) Nano {
-	r, ok := lookup(model)
-	if !ok {
-		r = rate{in: defaultIn, out: defaultOut}
-	}
-	return Nano(satAdd(satMul(max(in, 0), r.in), satMul(max(out, 0), r.out)))
+	rin, rout, _ := rate(model)
+	return Nano(satAdd(satMul(max(in, 0), rin), satMul(max(out, 0), rout)))
 }
 
 // CharTokens estimates tokens from characters, four to a token, rounded

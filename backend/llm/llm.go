@@ -2,8 +2,8 @@
 // streaming interface over the official Anthropic and OpenAI Go SDKs (the
 // OpenAI client also serves the OpenAI-compatible providers and Ollama)
 // for the providers of config's table (the one list of providers, their
-// key variables and API roots), error classes, fallback routing and the
-// pinned price table.
+// key variables and API roots), error classes, fallback routing and a
+// turn's price (from config's one price table, exact models only).
 //
 // Invariants:
 //   - A Stream yields events in order and ends with exactly one Done (or an
