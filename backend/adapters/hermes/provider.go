@@ -3,6 +3,8 @@ package hermes
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/config"
 )
 
 // Provider is one provider Clawboo can hand Hermes a key for.
@@ -15,22 +17,33 @@ type Provider struct {
 	DefaultModel string
 }
 
-// Providers are tried in this order when no config names one.
-var Providers = []Provider{
-	{ID: "openrouter", EnvVar: "OPENROUTER_API_KEY", DefaultModel: "openai/gpt-4o-mini"},
-	{ID: "anthropic", EnvVar: "ANTHROPIC_API_KEY", DefaultModel: "claude-haiku-4-5"},
-	{ID: "openai-api", EnvVar: "OPENAI_API_KEY", DefaultModel: "gpt-4o-mini"},
+// hermesNames are Hermes's --provider values for config's providers, in
+// the order they are tried when no config names one. The key variable and
+// the default model are config's (its provider table is the one copy).
+var hermesNames = [...]struct{ flag, provider string }{
+	{"openrouter", "openrouter"},
+	{"anthropic", "anthropic"},
+	{"openai-api", "openai"},
 }
 
-// envVarOf maps a config's provider name (aliases included) to its key.
+// Providers are the providers Clawboo can hand Hermes a key for, in the
+// order tried.
+func Providers() []Provider {
+	out := make([]Provider, 0, len(hermesNames))
+	for _, n := range hermesNames {
+		p, _ := config.ProviderByID(n.provider)
+		out = append(out, Provider{ID: n.flag, EnvVar: p.EnvVar, DefaultModel: p.DefaultModel})
+	}
+	return out
+}
+
+// envVarOf maps a config's provider name (Hermes's or config's) to its key.
 func envVarOf(provider string) string {
-	switch strings.ToLower(provider) {
-	case "openrouter":
-		return "OPENROUTER_API_KEY"
-	case "anthropic":
-		return "ANTHROPIC_API_KEY"
-	case "openai", "openai-api":
-		return "OPENAI_API_KEY"
+	for _, n := range hermesNames {
+		if strings.EqualFold(provider, n.flag) || strings.EqualFold(provider, n.provider) {
+			p, _ := config.ProviderByID(n.provider)
+			return p.EnvVar
+		}
 	}
 	return ""
 }
@@ -38,7 +51,7 @@ func envVarOf(provider string) string {
 // keyVar reports a provider key variable, which only the chosen provider's
 // key may reach the child as.
 func keyVar(name string) bool {
-	for _, p := range Providers {
+	for _, p := range Providers() {
 		if p.EnvVar == name {
 			return true
 		}
@@ -70,7 +83,7 @@ func Choose(configured, model string, key func(envVar string) string) (c Choice,
 		}
 		return c, true
 	}
-	for _, p := range Providers {
+	for _, p := range Providers() {
 		if k := key(p.EnvVar); k != "" {
 			c = Choice{Flag: p.ID, EnvVar: p.EnvVar, Key: k, Model: model}
 			if c.Model == "" {
