@@ -97,19 +97,6 @@ func mockDescriptor() Descriptor {
 		DocsURL: "https://docs.claw.boo/reference/packages/adapters", Providers: []string{}}
 }
 
-// staticCapabilities describe runtimes whose adapter is not registered in
-// this process, from the reference capability matrix.
-var staticCapabilities = map[executor.ID]executor.Capabilities{
-	executor.ClaudeCode: {Streaming: true, MCP: true, Worktrees: true, Resume: true, ToolApproval: true, Steering: true,
-		RuntimeClass: executor.WrappedOneShot, ContextWindow: 200000, Models: []string{"sonnet", "opus", "haiku"}},
-	executor.Codex: {Streaming: true, MCP: true, Worktrees: true, Resume: true, ToolApproval: true, Steering: true,
-		RuntimeClass: executor.WrappedOneShot, Models: []string{"gpt-5-codex", "gpt-5"}},
-	executor.Hermes: {MCP: true, Worktrees: true, Resume: true, ToolApproval: true, Steering: true,
-		RuntimeClass: executor.WrappedOneShot, Models: []string{}},
-	executor.Native: {Streaming: true, MCP: true, Worktrees: true, Resume: true, ToolApproval: true, Steering: true, ModelChange: true,
-		RuntimeClass: executor.NativeClass, ContextWindow: 200000, Models: []string{"claude-haiku-4-5", "claude-sonnet-4-6", "gpt-4o-mini", "gpt-4o"}},
-}
-
 // DeriveState is seed 002's state table.
 func DeriveState(installed bool, kind AuthKind, hasCredential, loggedIn bool) ConnectionState {
 	switch {

@@ -82,10 +82,11 @@ func (c *Catalog) entry(ctx context.Context, d Descriptor) Entry {
 		e.Capabilities = adapter.Capabilities()
 		e.Health = executor.ProbeHealth(ctx, adapter)
 	} else {
-		e.Capabilities = staticCapabilities[d.ID]
-		if e.Capabilities.Models == nil {
-			e.Capabilities.Models = []string{}
-		}
+		// What a runtime can do is its adapter's word alone; one not
+		// registered in this process (a catalog without a registry, in
+		// tests: the composition root registers every runtime) claims
+		// nothing.
+		e.Capabilities = executor.Capabilities{Models: []string{}}
 		e.Health = c.derivedHealth(d, e)
 	}
 	return e
