@@ -255,13 +255,8 @@ func (b *Backend) openAgents() *agents.Service {
 	return agents.New(agents.Options{
 		Store: b.Store, Budget: b.Budget, Vault: b.Vault, Log: b.log.With("part", "agents"),
 		RuntimeReady: func(ctx context.Context, rt string) bool {
-			if executor.ID(rt) == executor.OpenClaw { // no catalog entry: ready when its Gateway is connected
-				a, ok := b.Registry.Get(executor.OpenClaw)
-				r, can := a.(executor.Readier)
-				return ok && can && r.Ready()
-			}
-			e, ok := b.Catalog.Entry(ctx, executor.ID(rt))
-			return ok && e.ConnectionState == runtimes.StateReady
+			ok, _ := b.ready(ctx, rt)
+			return ok
 		},
 		KnownRuntime: func(rt string) bool {
 			_, ok := b.Catalog.Descriptor(executor.ID(rt))

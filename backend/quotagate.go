@@ -10,7 +10,6 @@ import (
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/quota"
 	"github.com/clawboo/desktop/backend/redact"
-	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/supervisor"
 )
 
@@ -142,7 +141,8 @@ func (g quotaGate) Admit(ctx context.Context, w supervisor.QuotaWork) (executor.
 }
 
 // fallback is the agent's fallback runtime, else its team's, when it is a
-// different runtime that is ready now ("" otherwise).
+// different runtime that is ready now (b.ready: OpenClaw too, while its
+// Gateway is connected), "" otherwise.
 func (g quotaGate) fallback(ctx context.Context, w supervisor.QuotaWork) executor.ID {
 	b := g.b
 	var fb string
@@ -159,10 +159,7 @@ func (g quotaGate) fallback(ctx context.Context, w supervisor.QuotaWork) executo
 	if fb == "" || executor.ID(fb) == w.Runtime {
 		return ""
 	}
-	if _, ok := b.Registry.Get(executor.ID(fb)); !ok {
-		return ""
-	}
-	if e, ok := b.Catalog.Entry(ctx, executor.ID(fb)); !ok || e.ConnectionState != runtimes.StateReady {
+	if ok, _ := b.ready(ctx, fb); !ok {
 		return ""
 	}
 	return executor.ID(fb)

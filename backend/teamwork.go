@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/orchestrate"
-	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/teams"
 )
 
@@ -25,24 +23,7 @@ func (b *Backend) openTeams(ctx context.Context) error {
 // teamProbes are what mission control asks the rest of the backend.
 func (b *Backend) teamProbes() orchestrate.Probes {
 	return orchestrate.Probes{
-		Ready: func(ctx context.Context, rt string) (bool, string) {
-			if executor.ID(rt) == executor.OpenClaw {
-				a, ok := b.Registry.Get(executor.OpenClaw)
-				r, can := a.(executor.Readier)
-				if ok && can && r.Ready() {
-					return true, ""
-				}
-				return false, "the OpenClaw Gateway is not connected"
-			}
-			e, ok := b.Catalog.Entry(ctx, executor.ID(rt))
-			if !ok {
-				return false, "runtime " + rt + " is not available"
-			}
-			if e.ConnectionState != runtimes.StateReady {
-				return false, e.Name + " is not ready (" + string(e.ConnectionState) + ")"
-			}
-			return true, ""
-		},
+		Ready: b.ready,
 		Waiting: func(agentID string) bool {
 			if b.Approvals == nil {
 				return false
