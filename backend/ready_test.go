@@ -17,7 +17,7 @@ type gatewayDouble struct {
 }
 
 func (gatewayDouble) ID() executor.ID { return executor.OpenClaw }
-func (g gatewayDouble) Ready() bool  { return g.connected }
+func (g gatewayDouble) Ready() bool   { return g.connected }
 
 // One answer to "can this runtime take work now?", with the reason in
 // words, for the agents, mission control and the quota fallback alike.
