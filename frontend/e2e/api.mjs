@@ -23,3 +23,11 @@ export async function apiAnswer(server, method, path, body) {
   const { res, text } = await send(server, method, path, body);
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
+
+/** A code task on repo whose mock run wrote with `writes` and ended in review. */
+export async function reviewedTask(server, repo, title, writes) {
+  const { task } = await apiOk(server, 'POST', '/api/board', { title, repoPath: repo });
+  const run = await apiOk(server, 'POST', '/api/runtimes/clawboo-mock/run', { taskId: task.id, message: writes, wait: true });
+  assert.equal(run.task.status, 'in_review');
+  return task;
+}

@@ -8,12 +8,10 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/board.test.mjs)
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { apiOk } from './api.mjs';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
 import { makeRepoIn } from './repos.mjs';
 
 const apiPost = (path, body) => apiOk(server, 'POST', path, body);
@@ -25,18 +23,8 @@ let server;
 let browser;
 let scratch;
 
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'clawboo-board-e2e-'));
-  // Board tasks leave diffs with the mock's !write: the worktree mock.
-  server = await startServer({ mockWorktrees: true });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+// Board tasks leave diffs with the mock's !write: the worktree mock.
+useSuite({ scratch: 'clawboo-board-e2e-', server: { mockWorktrees: true } }, (s) => ({ server, browser, scratch } = s));
 
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);

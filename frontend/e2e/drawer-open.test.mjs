@@ -11,12 +11,12 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/drawer-open.test.mjs)
 
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
 import { apiOk } from './api.mjs';
 import { makeRepoIn } from './repos.mjs';
 
@@ -28,17 +28,7 @@ let server;
 let browser;
 let scratch;
 
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'clawboo-drawer-open-e2e-'));
-  server = await startServer({ mockWorktrees: true });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+useSuite({ scratch: 'clawboo-drawer-open-e2e-', server: { mockWorktrees: true } }, (s) => ({ server, browser, scratch } = s));
 
 const api = (method, path, body) => apiOk(server, method, path, body);
 

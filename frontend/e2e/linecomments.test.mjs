@@ -9,11 +9,11 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/linecomments.test.mjs)
 
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
 import { apiOk } from './api.mjs';
 import { makeRepoIn } from './repos.mjs';
 
@@ -32,17 +32,7 @@ let server;
 let browser;
 let scratch;
 
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'clawboo-linecomments-e2e-'));
-  server = await startServer({ mockWorktrees: true });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+useSuite({ scratch: 'clawboo-linecomments-e2e-', server: { mockWorktrees: true } }, (s) => ({ server, browser, scratch } = s));
 
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);

@@ -8,12 +8,12 @@
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/merge.test.mjs)
 
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { apiOk } from './api.mjs';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { apiOk, reviewedTask } from './api.mjs';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
 import { gitIn, makeRepoIn } from './repos.mjs';
 
 const apiPost = (path, body) => apiOk(server, 'POST', path, body);
@@ -25,28 +25,13 @@ let server;
 let browser;
 let scratch;
 
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'clawboo-merge-e2e-'));
-  server = await startServer({ mockWorktrees: true });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+useSuite({ scratch: 'clawboo-merge-e2e-', server: { mockWorktrees: true } }, (s) => ({ server, browser, scratch } = s));
 
 /** A git repository with one commit on main, in the scratch folder. */
 const makeRepo = (name) => makeRepoIn(scratch, name);
 
 /** A code task on repo whose mock run wrote with `writes` and ended in review. */
-async function reviewed(repo, title, writes) {
-  const { task } = await apiPost('/api/board', { title, repoPath: repo });
-  const run = await apiPost('/api/runtimes/clawboo-mock/run', { taskId: task.id, message: writes, wait: true });
-  assert.equal(run.task.status, 'in_review');
-  return task;
-}
+const reviewed = (repo, title, writes) => reviewedTask(server, repo, title, writes);
 
 async function waitStatus(page, status, timeout = 10_000) {
   await page.waitForSelector(`[data-testid="task-drawer"] [data-testid="task-status"][data-status="${status}"]`, { timeout });

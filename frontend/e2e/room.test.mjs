@@ -18,9 +18,10 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { apiOk } from './api.mjs';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
 
 const api = (method, path, body) => apiOk(server, method, path, body);
 
@@ -45,15 +46,7 @@ async function shoot(page, name) {
 let server;
 let browser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+useSuite({}, (s) => ({ server, browser } = s));
 
 /** A team with a mock leader and a mock member. */
 async function crew(name) {

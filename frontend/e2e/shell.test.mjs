@@ -17,8 +17,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { connectTools } from './mcptools.mjs';
+
+const api = (method, path, body) => apiOk(server, method, path, body);
 
 const bin = requireBin();
 // Screenshots for a person to look at, beside e2e/a11y.test.mjs's (git-ignored).
@@ -44,15 +47,6 @@ after(async () => {
   await server?.stop();
   if (home) await rm(home, { recursive: true, force: true });
 });
-
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${server.url}${path}`, init);
-  const json = await res.json();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 const startMock = async (message, extra = {}) =>
   (await api('POST', '/api/runtimes/clawboo-mock/run', { message, wait: false, ...extra })).runId;

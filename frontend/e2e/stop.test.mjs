@@ -11,32 +11,19 @@
 //     (cd frontend && CLAWBOO_BIN=/tmp/clawboo node --test --test-concurrency=1 e2e/stop.test.mjs)
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
+
+const api = (method, path, body) => apiOk(server, method, path, body);
 
 requireBin();
 
 let server;
 let browser;
 
-before(async () => {
-  server = await startServer({ env: { ...process.env, CLAWBOO_TEAM_PUMP_EVERY: '250ms' } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-async function api(method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${server.url}${path}`, init);
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+useSuite({ server: { env: { ...process.env, CLAWBOO_TEAM_PUMP_EVERY: '250ms' } } }, (s) => ({ server, browser } = s));
 
 /** Polls fn until it returns a truthy value; fails with what it last saw. */
 async function until(what, fn, timeout = 20_000) {

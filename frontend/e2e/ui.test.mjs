@@ -6,8 +6,9 @@
 //     (cd frontend && CLAWBOO_BIN=/tmp/clawboo npm run test:e2e)
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { openPage, requireBin } from './harness.mjs';
+import { useSuite } from './suite.mjs';
 
 // Fail the whole file at once, with the how-to, rather than every test.
 requireBin();
@@ -15,15 +16,7 @@ requireBin();
 let server;
 let browser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+useSuite({}, (s) => ({ server, browser } = s));
 
 /** The page's view of a run, for assertions and for failure messages. */
 function snapshot(page) {
