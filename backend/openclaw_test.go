@@ -20,29 +20,13 @@ import (
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 const (
 	ocToken = "oc-backend-token-SENTINEL-5a1b"
 	ocKey   = "sk-fake-backend-SENTINEL-key-77"
 )
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // noSecretOnDisk fails when a secret is in any file under home (the
 // database and its WAL included).
@@ -122,7 +106,7 @@ func TestOpenClawOnTheRealGateway(t *testing.T) {
 	defer srv.Close()
 	g := startRealGateway(t, node, entry, srv.URL+"/v1")
 
-	logs := &lockedBuf{}
+	logs := &testkit.SyncBuffer{}
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
 	b := e2eBackendLogged(t, home, env, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))

@@ -16,6 +16,7 @@ import (
 	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // routineRig is a backend with the mock runtime on and one mock agent,
@@ -24,14 +25,14 @@ type routineRig struct {
 	b     *Backend
 	h     http.Handler
 	agent agents.Agent
-	logs  *lockedBuf
+	logs  *testkit.SyncBuffer
 }
 
 func newRoutineRig(t *testing.T, env map[string]string) *routineRig {
 	t.Helper()
 	home := t.TempDir()
 	env["HOME"], env["PATH"], env["CLAWBOO_ENABLE_MOCK_RUNTIME"] = home, os.Getenv("PATH"), "1"
-	logs := &lockedBuf{}
+	logs := &testkit.SyncBuffer{}
 	b := e2eBackendLogged(t, home, env, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	name, rt := "Nightly", "clawboo-mock"
 	ag, err := b.Agents.Create(context.Background(), agents.Input{Name: &name, Runtime: &rt})

@@ -1,34 +1,21 @@
 package api
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
+	"github.com/clawboo/desktop/internal/testkit"
 )
-
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedLog) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestACommandRegisteredThroughTheAPIIsSaidToBeOne (issue 26 §2.1): a stdio
 // MCP server or a task's verify command set through the API is logged as
 // what it is, a command that will run as the user, and the servers' list
 // carries each stdio server's exact command line for the page to show.
 func TestACommandRegisteredThroughTheAPIIsSaidToBeOne(t *testing.T) {
-	logs := &lockedLog{}
+	logs := &testkit.SyncBuffer{}
 	var hub *mcp.Hub
 	sink := &toolsSink{}
 	f, q := withApprovals(t, func(o *Options) {

@@ -1,11 +1,9 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,16 +14,8 @@ import (
 	"github.com/clawboo/desktop/internal/testkit"
 )
 
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *logBuf) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 func TestEveryCostKind(t *testing.T) {
-	logs := &logBuf{}
+	logs := &testkit.SyncBuffer{}
 	e := setupTasks(t, Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx := context.Background()
 	cases := []struct {
@@ -202,7 +192,7 @@ func TestRunEndEstimateCommitsWithResult(t *testing.T) {
 // row and does not warn spend_unreported, which stays for runs whose output
 // came without a cost.
 func TestRunWithoutOutputCostsNothing(t *testing.T) {
-	logs := &logBuf{}
+	logs := &testkit.SyncBuffer{}
 	e := setupTasks(t, Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx := context.Background()
 	for _, msg := range []string{"!error provider said 400: no API key", "!crash"} {

@@ -1,53 +1,35 @@
 package openclaw
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // Acceptance tests against the real Gateway (openclaw 2026.9.6 under Node
 // 24) and the scripted Responses API fake as its model provider.
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type realEnv struct {
 	g    *realGW
 	c    *Client
 	a    *Adapter
-	logs *syncBuf
+	logs *testkit.SyncBuffer
 }
 
 func newRealEnv(t testing.TB, rules ...fakeresponses.Rule) *realEnv {
 	t.Helper()
 	g := realGateway(t)
 	g.Fake.SetRules(rules...)
-	logs := &syncBuf{}
+	logs := &testkit.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	id, err := LoadIdentity(filepath.Join(t.TempDir(), "runtimes", "openclaw"))
 	if err != nil {
