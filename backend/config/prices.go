@@ -1,9 +1,6 @@
 package config
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // The models' list prices: the one table, read by the ledger's estimates
 // (backend/budget) and by the native loop's per-turn cost (backend/llm).
@@ -58,14 +55,10 @@ var pinned = [...]ModelRate{
 // in the name (Bedrock-style ids). Longest wins so "gpt-4o-mini" is never
 // priced as "gpt-4o".
 func RateOf(model string) (ModelRate, bool) {
-	m := strings.ToLower(strings.TrimSpace(model))
+	m, base := modelName(model)
 	if m == "" {
 		return ModelRate{}, false
 	}
-	if strings.Contains(m, "claude") {
-		m = strings.ReplaceAll(m, ".", "-")
-	}
-	base := m[strings.LastIndexByte(m, '/')+1:]
 	var prefix, sub ModelRate
 	for _, r := range pinned {
 		switch {
@@ -87,9 +80,31 @@ func RateOf(model string) (ModelRate, bool) {
 	return sub, sub.Key != ""
 }
 
-// dateSuffix is a snapshot date (claude-haiku-4-5-20251001), priced as the
-// model it snapshots.
-var dateSuffix = regexp.MustCompile(`-\d{8}$`)
+// modelName is how the table reads a model's name: lower case, dots as
+// dashes in "claude" names (OpenRouter's "claude-haiku-4.5"), and base,
+// the name after any provider prefix ("openai/gpt-4o" → "gpt-4o").
+func modelName(model string) (m, base string) {
+	m = strings.ToLower(strings.TrimSpace(model))
+	if strings.Contains(m, "claude") {
+		m = strings.ReplaceAll(m, ".", "-")
+	}
+	return m, m[strings.LastIndexByte(m, '/')+1:]
+}
+
+// withoutSnapshot drops a -YYYYMMDD snapshot date (claude-haiku-4-5-20251001
+// is priced as the model it snapshots); any other suffix stays.
+func withoutSnapshot(name string) string {
+	const n = len("-20251001")
+	if len(name) <= n || name[len(name)-n] != '-' {
+		return name
+	}
+	for _, c := range name[len(name)-n+1:] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return name[:len(name)-n]
+}
 
 // ExactRateOf finds a model's rate only when the name is a model of the
 // table: the whole name after any provider prefix ("openai/gpt-4o-mini"),
@@ -98,11 +113,8 @@ var dateSuffix = regexp.MustCompile(`-\d{8}$`)
 // per-turn price), a guess is never passed off as one: RateOf's prefix and
 // substring matches are for estimates.
 func ExactRateOf(model string) (ModelRate, bool) {
-	m := strings.ToLower(strings.TrimSpace(model))
-	if strings.Contains(m, "claude") {
-		m = strings.ReplaceAll(m, ".", "-")
-	}
-	base := dateSuffix.ReplaceAllString(m[strings.LastIndexByte(m, '/')+1:], "")
+	_, base := modelName(model)
+	base = withoutSnapshot(base)
 	for _, r := range pinned {
 		if r.Key == base {
 			return r, true

@@ -14,7 +14,10 @@ func TestExactRateNeverGuessesWhereRateOfEstimates(t *testing.T) {
 		{"anthropic/claude-haiku-4.5", "claude-haiku-4-5", "claude-haiku-4-5"},
 		{"openai/gpt-4o-mini", "gpt-4o-mini", "gpt-4o-mini"},
 		{"GPT-4o", "gpt-4o", "gpt-4o"},
-		{"gpt-4o-2024-08-06", "", "gpt-4o"}, // not a -YYYYMMDD snapshot
+		{"gpt-4o-2024-08-06", "", "gpt-4o"},                   // not a -YYYYMMDD snapshot
+		{"claude-haiku-4-5-2025100", "", "claude-haiku-4-5"},  // seven digits
+		{"claude-haiku-4-5-2025a001", "", "claude-haiku-4-5"}, // not all digits
+		{"-20251001", "", ""},
 		{"gpt-5.4", "", "gpt-5"},
 		{"us.anthropic.claude-sonnet-4-5-v1:0", "", "claude-sonnet-4-5"},
 		{"gemini-2.0-flash", "", ""},
