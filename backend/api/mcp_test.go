@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 func TestMCPConfigMasksTheToken(t *testing.T) {
@@ -98,7 +99,7 @@ func TestMCPMountGates(t *testing.T) {
 	defer hub.Close()
 	srv := httptest.NewServer(authedAPI(t, Options{MCP: hub}))
 	defer srv.Close()
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	init := testkit.MCPInitialize
 	for _, tc := range []struct {
 		name string
 		hdr  map[string]string
@@ -146,7 +147,7 @@ func TestMCPTokenRotate(t *testing.T) {
 	srv := httptest.NewServer(authedAPI(t, Options{MCP: hub}))
 	defer srv.Close()
 	init := func(tok string) int {
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp/tasks", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp/tasks", strings.NewReader(testkit.MCPInitialize))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Authorization", "Bearer "+tok)

@@ -1,55 +1,15 @@
 package mcp
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
-
-// legacyVersion is a protocol version with sessions (initialize and
-// Mcp-Session-Id), as the CLIs speak it.
-const legacyVersion = "2025-06-18"
-
-// rawMCP is one JSON-RPC POST to url with token and (when not empty) a
-// session id; it returns the status, the session id the server answered
-// with, and the body.
-func rawMCP(t *testing.T, method, url, token, sid, body string) (int, string, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	// A GET that opened a stream is read no further than its headers.
-	var b []byte
-	if method != http.MethodGet || resp.StatusCode != http.StatusOK {
-		b, _ = io.ReadAll(resp.Body)
-	}
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
-}
-
-const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + legacyVersion +
-	`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
 const whoamiBody = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
 
@@ -57,7 +17,7 @@ const whoamiBody = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"nam
 // the server answered 200 with one).
 func openSession(t *testing.T, url, token string) string {
 	t.Helper()
-	code, sid, body := rawMCP(t, http.MethodPost, url, token, "", initBody)
+	code, sid, body := testkit.MCPPost(t, http.MethodPost, url, token, "", testkit.MCPInitialize)
 	if code != http.StatusOK || sid == "" {
 		t.Fatalf("initialize %s: %d %q %s", url, code, sid, body)
 	}
@@ -68,7 +28,7 @@ func openSession(t *testing.T, url, token string) string {
 // when the server refused.
 func whoami(t *testing.T, url, token, sid string) (int, string) {
 	t.Helper()
-	code, _, body := rawMCP(t, http.MethodPost, url, token, sid, whoamiBody)
+	code, _, body := testkit.MCPPost(t, http.MethodPost, url, token, sid, whoamiBody)
 	if code != http.StatusOK {
 		return code, ""
 	}
@@ -109,12 +69,12 @@ func TestSessionIDsAreTracked(t *testing.T) {
 			t.Fatalf("%s: %d, want 404", name, code)
 		}
 		// A GET (the listening stream) is checked too.
-		if code, _, _ := rawMCP(t, http.MethodGet, c.url, c.token, c.sid, ""); code != http.StatusNotFound {
+		if code, _, _ := testkit.MCPPost(t, http.MethodGet, c.url, c.token, c.sid, ""); code != http.StatusNotFound {
 			t.Fatalf("GET with %s: %d, want 404", name, code)
 		}
 	}
 	// Its owner can end it.
-	if code, _, _ := rawMCP(t, http.MethodDelete, tasks, testToken, sid, ""); code != http.StatusOK {
+	if code, _, _ := testkit.MCPPost(t, http.MethodDelete, tasks, testToken, sid, ""); code != http.StatusOK {
 		t.Fatalf("DELETE: %d", code)
 	}
 	if code, _ := whoami(t, tasks, testToken, sid); code != http.StatusNotFound {
@@ -136,7 +96,7 @@ func TestSessionIDsAreTracked(t *testing.T) {
 	if code, _ := whoami(t, tasks, testToken, sid); code != http.StatusNotFound {
 		t.Fatalf("an idle session: %d, want 404", code)
 	}
-	if code, _, _ := rawMCP(t, http.MethodGet, tasks, testToken, sid, ""); code != http.StatusNotFound {
+	if code, _, _ := testkit.MCPPost(t, http.MethodGet, tasks, testToken, sid, ""); code != http.StatusNotFound {
 		t.Fatalf("GET on an idle session: %d, want 404", code)
 	}
 	// A fresh initialize works.

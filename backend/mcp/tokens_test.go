@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/clawboo/desktop/internal/testkit"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -53,7 +54,7 @@ func TestRunTokenBindsTheSession(t *testing.T) {
 	// reaches the tool, which has no board here).
 	for tk, want := range map[string]string{tok: "tool 'create_task' not found", plain: "the board is not available"} {
 		sid := openSession(t, srv.URL+"/mcp/tasks", tk)
-		_, _, body := rawMCP(t, http.MethodPost, srv.URL+"/mcp/tasks", tk, sid,
+		_, _, body := testkit.MCPPost(t, http.MethodPost, srv.URL+"/mcp/tasks", tk, sid,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_task","arguments":{"title":"x"}}}`)
 		if !strings.Contains(body, want) {
 			t.Fatalf("create_task answered %s, want %q", body, want)
@@ -65,7 +66,7 @@ func TestRunTokenBindsTheSession(t *testing.T) {
 		h.Signer().Query(run),                                           // flags Tasks does not carry
 		"team=team-a&agent=alice",                                       // unsigned
 	} {
-		if code, _, body := rawMCP(t, http.MethodPost, srv.URL+"/mcp/tasks?"+q, tok, "", initBody); code != http.StatusUnauthorized {
+		if code, _, body := testkit.MCPPost(t, http.MethodPost, srv.URL+"/mcp/tasks?"+q, tok, "", testkit.MCPInitialize); code != http.StatusUnauthorized {
 			t.Fatalf("run token with %s: %d %s", q, code, body)
 		}
 	}
@@ -113,7 +114,7 @@ func TestRevokedRunTokenIsRefused(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		rawMCP(t, http.MethodPost, url, tok, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+		testkit.MCPPost(t, http.MethodPost, url, tok, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	}()
 	<-started
 	revoke()
@@ -130,7 +131,7 @@ func TestRevokedRunTokenIsRefused(t *testing.T) {
 	if code, _ := whoami(t, url, tok, sid); code != http.StatusUnauthorized {
 		t.Fatalf("revoked token in its own session: %d", code)
 	}
-	if code, _, _ := rawMCP(t, http.MethodPost, url, tok, "", initBody); code != http.StatusUnauthorized {
+	if code, _, _ := testkit.MCPPost(t, http.MethodPost, url, tok, "", testkit.MCPInitialize); code != http.StatusUnauthorized {
 		t.Fatalf("revoked token, new session: %d", code)
 	}
 	if h.LiveRunTokens() != 1 {
@@ -212,7 +213,7 @@ func TestRotateToken(t *testing.T) {
 		t.Fatalf("rotate: %q %v (saved %d bytes)", masked, err, len(saved))
 	}
 	for _, tok := range []string{testToken, oldGW} {
-		if code, _, _ := rawMCP(t, http.MethodPost, url, tok, "", initBody); code != http.StatusUnauthorized {
+		if code, _, _ := testkit.MCPPost(t, http.MethodPost, url, tok, "", testkit.MCPInitialize); code != http.StatusUnauthorized {
 			t.Fatalf("an old token after rotation: %d", code)
 		}
 	}
@@ -264,7 +265,7 @@ func TestSessionTiedToItsToken(t *testing.T) {
 			t.Fatalf("another token's session %s: %d", id, code)
 		}
 	}
-	if code, _, _ := rawMCP(t, http.MethodDelete, tasks, runTok, sid, ""); code == http.StatusOK {
+	if code, _, _ := testkit.MCPPost(t, http.MethodDelete, tasks, runTok, sid, ""); code == http.StatusOK {
 		t.Fatal("another token ended the session")
 	}
 	if code, _ := whoami(t, tasks, testToken, sid); code != 200 {

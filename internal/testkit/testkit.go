@@ -1,6 +1,8 @@
 // Package testkit holds the few helpers the module's tests share, so no
-// test file writes its own copy: a buffer safe for concurrent writers and
-// a poll that waits for a condition (never for a fixed time).
+// test file writes its own copy: a buffer safe for concurrent writers, a
+// poll that waits for a condition (never for a fixed time), and a client
+// of the MCP servers' Streamable HTTP transport (MCPPost, MCPOpen,
+// MCPCall), as a program holding a token would speak it.
 //
 // Invariants: only tests import it (production code never does); it
 // imports nothing of this module; a wait always has a deadline, and its
