@@ -194,7 +194,7 @@ func mcpCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fl := flag.NewFlagSet("mcp config", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	client := fl.String("client", backend.DefaultMCPClient, strings.Join(backend.MCPClients(), ", "))
+	client := fl.String("client", defaultMCPClient, strings.Join(mcpClients(), ", "))
 	home := fl.String("home", "", "state folder")
 	rotate := fl.Bool("rotate", false, "replace the attach token first")
 	if err := fl.Parse(args[1:]); err != nil {
@@ -204,14 +204,14 @@ func mcpCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "clawboo mcp config: unexpected argument %q\n", fl.Arg(0))
 		return 2
 	}
-	if !slices.Contains(backend.MCPClients(), *client) {
-		fmt.Fprintf(stderr, "clawboo mcp config: --client %q is not one of %s\n", *client, strings.Join(backend.MCPClients(), ", "))
+	if !slices.Contains(mcpClients(), *client) {
+		fmt.Fprintf(stderr, "clawboo mcp config: --client %q is not one of %s\n", *client, strings.Join(mcpClients(), ", "))
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req := backend.MCPConfigRequest{Client: *client, Home: *home, Rotate: *rotate, Getenv: os.Getenv}
-	if err := backend.PrintMCPConfig(ctx, req, stdout, stderr); err != nil {
+	req := mcpConfigRequest{Client: *client, Home: *home, Rotate: *rotate, Getenv: os.Getenv}
+	if err := printMCPConfig(ctx, req, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
 	}

@@ -111,7 +111,7 @@ func newClaudeRigWith(t *testing.T, ctx context.Context, prep func(user string))
 // home.
 func (rg *claudeRig) noKey(t *testing.T, ctx context.Context, runIDs ...string) {
 	t.Helper()
-	token, ok := rg.b.Vault.Get(ctx, mcpTokenName)
+	token, ok := rg.b.Vault.Get(ctx, mcp.TokenSlot)
 	if !ok || len(token) < 32 {
 		t.Fatal("no MCP attach token")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 	"github.com/clawboo/desktop/internal/testkit"
@@ -211,7 +212,7 @@ func TestCodexBoardTask(t *testing.T) {
 	for _, r := range rows {
 		blob = append(append(blob, r.Data...), '\n')
 	}
-	mcpToken, err := b.mcpSecret(ctx, mcpTokenName)
+	mcpToken, err := b.mcpSecret(ctx, mcp.TokenSlot)
 	if err != nil || len(mcpToken) < 16 {
 		t.Fatalf("attach token: %v", err)
 	}

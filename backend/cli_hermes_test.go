@@ -18,6 +18,7 @@ import (
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/internal/testkit"
 )
@@ -202,20 +203,20 @@ func TestHermesE2EBoardTask(t *testing.T) {
 	if strings.Contains(got, "OPENROUTER_API_KEY=unset") || session == "" {
 		t.Fatalf("key not passed or no resume handle (%q):\n%s", session, got)
 	}
-	token, ok := b.Vault.Get(ctx, mcpTokenName)
+	token, ok := b.Vault.Get(ctx, mcp.TokenSlot)
 	if !ok || token == "" {
 		t.Fatal("no attach token")
 	}
 	// mcp.json held the run's own token, never the install token, and the
 	// token left in it died with the run.
 	mj, err := os.ReadFile(filepath.Join(cfg.Home, "runtimes", "hermes", agent.ID, "mcp.json"))
-	runTok := bearerIn(string(mj))
+	runTok := testkit.BearerIn(string(mj))
 	if err != nil || runTok == "" || strings.Contains(string(mj), token) || !strings.Contains(string(mj), b.BaseURL()+"/mcp/tasks?") {
 		t.Fatalf("mcp.json %v:\n%s", err, mj)
 	}
 	hub := httptest.NewServer(b.MCP) // this backend listens but does not serve
 	defer hub.Close()
-	if code, _ := mcpInitialize(t, hub.URL+"/mcp/tasks", runTok); code != http.StatusUnauthorized {
+	if code, _ := testkit.MCPOpen(t, hub.URL+"/mcp/tasks", runTok); code != http.StatusUnauthorized {
 		t.Fatalf("the finished run's token answered %d", code)
 	}
 

@@ -422,7 +422,7 @@ func TestMCPTasksThroughTheBackend(t *testing.T) {
 		srv.Close()
 		_ = b.Close(ctx)
 	}()
-	token, err := b.mcpSecret(ctx, mcpTokenName)
+	token, err := b.mcpSecret(ctx, mcp.TokenSlot)
 	if err != nil {
 		t.Fatal(err)
 	}

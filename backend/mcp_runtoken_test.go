@@ -3,12 +3,9 @@ package backend
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,86 +14,8 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/internal/testkit"
 )
-
-// Helpers that speak MCP over HTTP to a listening backend, as a client
-// with a given bearer token would (the legacy, session-based protocol the
-// CLIs use).
-
-const mcpTestVersion = "2025-06-18"
-
-func mcpPost(t *testing.T, url, token, sid, body string) (code int, newSid, text string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", mcpTestVersion)
-	req.Header.Set("Authorization", "Bearer "+token)
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
-}
-
-// mcpInitialize opens a session at url with token: the status and the
-// session id.
-func mcpInitialize(t *testing.T, url, token string) (int, string) {
-	t.Helper()
-	code, sid, _ := mcpPost(t, url, token, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+
-		mcpTestVersion+`","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
-	return code, sid
-}
-
-// mcpTool calls a tool in a session: the status and the result's text
-// (JSON-unescaped), or the body when it is not a result.
-func mcpTool(t *testing.T, url, token, sid, name string, args map[string]any) (int, string) {
-	code, text, _ := mcpToolResult(t, url, token, sid, name, args)
-	return code, text
-}
-
-// mcpToolResult is mcpTool with the result's isError.
-func mcpToolResult(t *testing.T, url, token, sid, name string, args map[string]any) (int, string, bool) {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}})
-	code, _, text := mcpPost(t, url, token, sid, string(body))
-	if i := strings.Index(text, "data: "); i >= 0 { // an SSE answer
-		text = strings.TrimSpace(text[i+len("data: "):])
-	}
-	var rpc struct {
-		Result struct {
-			Content []struct{ Text string }
-			IsError bool
-		}
-	}
-	if json.Unmarshal([]byte(text), &rpc) == nil && len(rpc.Result.Content) > 0 {
-		var b strings.Builder
-		for _, c := range rpc.Result.Content {
-			b.WriteString(c.Text)
-		}
-		return code, b.String(), rpc.Result.IsError
-	}
-	return code, text, false
-}
-
-var bearerRe = regexp.MustCompile(`Bearer ([A-Za-z0-9_-]{20,})`)
-
-// bearerIn is the first bearer token in an attach config's text.
-func bearerIn(text string) string {
-	if m := bearerRe.FindStringSubmatch(text); m != nil {
-		return m[1]
-	}
-	return ""
-}
 
 // childWithArg finds a live process whose command line holds arg; its
 // environment and command line.
@@ -183,7 +102,7 @@ func TestClaudeRunToken(t *testing.T) {
 			environ, cmdline, found = childWithArg(base + "/mcp/tasks")
 		}
 	}
-	install, _ := rg.b.Vault.Get(ctx, mcpTokenName)
+	install, _ := rg.b.Vault.Get(ctx, mcp.TokenSlot)
 	runTok := envValue(environ, mcp.TokenEnv)
 	if len(install) < 32 || len(runTok) < 32 || runTok == install {
 		t.Fatalf("the child's %s is the install token (or none)", mcp.TokenEnv)
@@ -205,11 +124,11 @@ func TestClaudeRunToken(t *testing.T) {
 
 	// The token with no binding on the URL: a session bound to the run.
 	tasksURL := base + "/mcp/tasks"
-	code, sid := mcpInitialize(t, tasksURL, runTok)
+	code, sid := testkit.MCPOpen(t, tasksURL, runTok)
 	if code != http.StatusOK || sid == "" {
 		t.Fatalf("the run token without a query: %d", code)
 	}
-	if _, got := mcpTool(t, tasksURL, runTok, sid, "list_tasks", map[string]any{}); !strings.Contains(got, task.ID) || strings.Contains(got, foreign.ID) {
+	if _, got, _ := testkit.MCPCall(t, tasksURL, runTok, sid, "list_tasks", map[string]any{}); !strings.Contains(got, task.ID) || strings.Contains(got, foreign.ID) {
 		t.Fatalf("list_tasks with the bare run token: %s", got)
 	}
 	for _, c := range []struct {
@@ -223,13 +142,13 @@ func TestClaudeRunToken(t *testing.T) {
 		{"claim_task", map[string]any{"taskId": task.ID, "assigneeAgentId": "someone-else"}, agent.ID},
 		{"add_comment", map[string]any{"taskId": task.ID, "body": "as the system", "authorType": "system"}, "writes only as agent"},
 	} {
-		_, got, isErr := mcpToolResult(t, tasksURL, runTok, sid, c.tool, c.args)
+		_, got, isErr := testkit.MCPCall(t, tasksURL, runTok, sid, c.tool, c.args)
 		if !isErr || !strings.Contains(got, c.want) || strings.Contains(got, "Elsewhere") {
 			t.Fatalf("%s %v with the run token: %s", c.tool, c.args, got)
 		}
 	}
 	memURL := base + "/mcp/memory?" + rg.b.MCP.Signer().Query(mcp.Binding{TeamID: "team-zz"})
-	if code, _ := mcpInitialize(t, memURL, runTok); code != http.StatusUnauthorized {
+	if code, _ := testkit.MCPOpen(t, memURL, runTok); code != http.StatusUnauthorized {
 		t.Fatalf("the run token with another team's signed binding: %d", code)
 	}
 
@@ -248,7 +167,7 @@ func TestClaudeRunToken(t *testing.T) {
 	}
 	// (The run's answer may come a moment before its context ends.)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		code, _ := mcpInitialize(t, tasksURL, runTok)
+		code, _ := testkit.MCPOpen(t, tasksURL, runTok)
 		if code == http.StatusUnauthorized {
 			break
 		}
@@ -256,24 +175,18 @@ func TestClaudeRunToken(t *testing.T) {
 			t.Fatalf("the ended run's token: %d", code)
 		}
 	}
-	if code, _ := mcpTool(t, tasksURL, runTok, sid, "list_tasks", map[string]any{}); code != http.StatusUnauthorized {
+	if code, _, _ := testkit.MCPCall(t, tasksURL, runTok, sid, "list_tasks", map[string]any{}); code != http.StatusUnauthorized {
 		t.Fatalf("the ended run's token in its session: %d", code)
 	}
 
-	// The printed install token still attaches, unbound.
-	cfg, err := LoadMCPConfig(ctx, MCPConfigOptions{Home: rg.home, Getenv: rg.getenv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	printed := bearerIn(cfg.Attach.Clients[mcp.ClientClaude].Text)
-	if printed != install {
-		t.Fatal("`clawboo mcp config` does not print the install token")
-	}
-	code, sid = mcpInitialize(t, tasksURL, printed)
+	// The install token still attaches, unbound (it is what `clawboo mcp
+	// config` prints: the vault's, as main's TestMCPConfigRotate checks).
+	printed := install
+	code, sid = testkit.MCPOpen(t, tasksURL, printed)
 	if code != http.StatusOK {
 		t.Fatalf("the install token: %d", code)
 	}
-	if _, got := mcpTool(t, tasksURL, printed, sid, "list_tasks", map[string]any{}); !strings.Contains(got, task.ID) || !strings.Contains(got, foreign.ID) {
+	if _, got, _ := testkit.MCPCall(t, tasksURL, printed, sid, "list_tasks", map[string]any{}); !strings.Contains(got, task.ID) || !strings.Contains(got, foreign.ID) {
 		t.Fatalf("list_tasks with the install token: %s", got)
 	}
 	// The run token is a secret like the others: not in events or logs.

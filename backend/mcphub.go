@@ -8,25 +8,19 @@ import (
 	"github.com/clawboo/desktop/backend/mcp"
 )
 
-// Vault names of the MCP secrets, generated at first start.
-const (
-	mcpTokenName      = "CLAWBOO_MCP_TOKEN"
-	mcpBindingKeyName = "CLAWBOO_MCP_BINDING_KEY"
-)
-
-// mcpSecret reads a secret from the vault, generating and storing it the
-// first time (see MCPSecret, which `clawboo mcp config` shares).
+// mcpSecret reads one of the hub's secrets from the vault, making and
+// storing it the first time (`clawboo mcp config` does the same).
 func (b *Backend) mcpSecret(ctx context.Context, name string) (string, error) {
-	return MCPSecret(ctx, b.Vault, name)
+	return b.Vault.Minted(ctx, name, mcp.NewToken)
 }
 
 // openMCP builds the four MCP servers.
 func (b *Backend) openMCP(ctx context.Context, version string) error {
-	token, err := b.mcpSecret(ctx, mcpTokenName)
+	token, err := b.mcpSecret(ctx, mcp.TokenSlot)
 	if err != nil {
 		return err
 	}
-	key, err := b.mcpSecret(ctx, mcpBindingKeyName)
+	key, err := b.mcpSecret(ctx, mcp.BindingKeySlot)
 	if err != nil {
 		return err
 	}
@@ -39,7 +33,7 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 		Log: b.log.With("part", "mcp"), Approvals: approvals, Team: teamHooks{b},
 		// A rotated install token is stored before it is served; the
 		// Gateway, whose token is derived from it, is registered again.
-		SaveToken: func(ctx context.Context, tok string) error { return b.Vault.Set(ctx, mcpTokenName, tok) },
+		SaveToken: func(ctx context.Context, tok string) error { return b.Vault.Set(ctx, mcp.TokenSlot, tok) },
 		Rotated: func(ctx context.Context) {
 			if b.openClaw != nil {
 				b.openClaw.reregisterMCP(ctx)

@@ -1,4 +1,4 @@
-package backend
+package main
 
 import (
 	"context"
@@ -14,43 +14,26 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawboo/desktop/backend"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/vault"
 )
 
-// MCPSecret reads an MCP secret (the attach token, the binding key) from
-// the vault, generating and storing it the first time. The server at start
-// and `clawboo mcp config` both call it, so whichever runs first creates
-// the token and the other finds it. A secret that is stored but cannot be
-// read (a locked keychain, a wrong master key) is an error, never replaced:
-// a new token would cut off every client already attached.
-func MCPSecret(ctx context.Context, v *vault.Vault, name string) (string, error) {
-	if s, ok := v.Get(ctx, name); ok && len(s) >= 32 {
-		return s, nil
-	} else if !ok && v.Has(name) {
-		return "", fmt.Errorf("%s is stored in the vault (%s) but could not be read", name, v.Status().Backend)
-	}
-	s, err := mcp.NewToken()
-	if err != nil {
-		return "", err
-	}
-	if err := v.Set(ctx, name, s); err != nil {
-		return "", fmt.Errorf("store %s: %w", name, err)
-	}
-	return s, nil
-}
+// `clawboo mcp config`: a person's own MCP client's attach configuration
+// for the Clawboo serving a home, printed from the same vault the server
+// reads (flag parsing in mcpCommand, main.go).
 
-// MCPConfigOptions configure MCPConfig.
-type MCPConfigOptions struct {
+// mcpConfigOptions configure mcpConfig.
+type mcpConfigOptions struct {
 	Home   string              // --home; empty: $CLAWBOO_HOME, else ~/.clawboo
 	Getenv func(string) string // nil = os.Getenv
 	// Keyring replaces the OS keychain (tests); nil = the real one.
 	Keyring vault.Keyring
 }
 
-// MCPConfig is what `clawboo mcp config` prints from.
-type MCPConfig struct {
+// mcpConfig is what `clawboo mcp config` prints from.
+type mcpConfig struct {
 	Attach mcp.Attach // with the real token
 	Token  string
 	// PortGuessed is true when <home>/api-port.txt was absent and the
@@ -59,36 +42,36 @@ type MCPConfig struct {
 	PortFile    string
 }
 
-// LoadMCPConfig builds the unbound attach configuration of the Clawboo at
+// loadMCPConfig builds the unbound attach configuration of the Clawboo at
 // a home folder, as a person's own MCP client needs it: the token from the
 // same vault the server uses (generated and stored if this runs first),
 // the port the server last recorded in api-port.txt.
-func LoadMCPConfig(ctx context.Context, o MCPConfigOptions) (MCPConfig, error) {
+func loadMCPConfig(ctx context.Context, o mcpConfigOptions) (mcpConfig, error) {
 	cfg, err := config.Load(o.Home, o.Getenv)
 	if err != nil {
-		return MCPConfig{}, err
+		return mcpConfig{}, err
 	}
 	if err := cfg.EnsureHome(); err != nil {
-		return MCPConfig{}, err
+		return mcpConfig{}, err
 	}
 	port, guessed, err := readPort(cfg.PortFile())
 	if err != nil {
-		return MCPConfig{}, err
+		return mcpConfig{}, err
 	}
 	v, err := vault.Open(vault.Options{Home: cfg.Home, Getenv: o.Getenv, ForceFile: cfg.FileVault, Keyring: o.Keyring})
 	if err != nil {
-		return MCPConfig{}, err
+		return mcpConfig{}, err
 	}
 	defer v.Close()
-	token, err := MCPSecret(ctx, v, mcpTokenName)
+	token, err := v.Minted(ctx, mcp.TokenSlot, mcp.NewToken)
 	if err != nil {
-		return MCPConfig{}, err
+		return mcpConfig{}, err
 	}
 	a, err := mcp.BuildAttach(mcp.AttachOptions{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), Token: token})
 	if err != nil {
-		return MCPConfig{}, err
+		return mcpConfig{}, err
 	}
-	return MCPConfig{Attach: a, Token: token, PortGuessed: guessed, PortFile: cfg.PortFile()}, nil
+	return mcpConfig{Attach: a, Token: token, PortGuessed: guessed, PortFile: cfg.PortFile()}, nil
 }
 
 // readPort reads the port the server recorded; an absent file means the
@@ -96,7 +79,7 @@ func LoadMCPConfig(ctx context.Context, o MCPConfigOptions) (MCPConfig, error) {
 func readPort(path string) (port int, guessed bool, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return FirstPort, true, nil
+		return backend.FirstPort, true, nil
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("read %s: %w", path, err)
@@ -109,42 +92,42 @@ func readPort(path string) (port int, guessed bool, err error) {
 }
 
 // MCPClients are the clients `clawboo mcp config --client` can print an
-// attach configuration for; DefaultMCPClient is the generic JSON one.
-func MCPClients() []string { return slices.Clone(mcp.Clients) }
+// attach configuration for; defaultMCPClient is the generic JSON one.
+func mcpClients() []string { return slices.Clone(mcp.Clients) }
 
-// DefaultMCPClient is what `clawboo mcp config` prints without --client.
-const DefaultMCPClient = mcp.ClientJSON
+// defaultMCPClient is what `clawboo mcp config` prints without --client.
+const defaultMCPClient = mcp.ClientJSON
 
-// MCPConfigRequest is `clawboo mcp config` as main parsed it.
-type MCPConfigRequest struct {
+// mcpConfigRequest is `clawboo mcp config` as main parsed it.
+type mcpConfigRequest struct {
 	Client string              // one of MCPClients
 	Home   string              // --home; empty: $CLAWBOO_HOME, else ~/.clawboo
 	Rotate bool                // replace the attach token first
 	Getenv func(string) string // nil = os.Getenv
 }
 
-// PrintMCPConfig does `clawboo mcp config`: the configuration goes to
+// printMCPConfig does `clawboo mcp config`: the configuration goes to
 // stdout (so it can be redirected into a file), notes to stderr. The
 // returned error is for the caller to print; nothing was written to
 // stdout then.
-func PrintMCPConfig(ctx context.Context, r MCPConfigRequest, stdout, stderr io.Writer) error {
-	if !slices.Contains(MCPClients(), r.Client) {
-		return fmt.Errorf("--client %q is not one of %s", r.Client, strings.Join(MCPClients(), ", "))
+func printMCPConfig(ctx context.Context, r mcpConfigRequest, stdout, stderr io.Writer) error {
+	if !slices.Contains(mcpClients(), r.Client) {
+		return fmt.Errorf("--client %q is not one of %s", r.Client, strings.Join(mcpClients(), ", "))
 	}
-	o := MCPConfigOptions{Home: r.Home, Getenv: r.Getenv}
+	o := mcpConfigOptions{Home: r.Home, Getenv: r.Getenv}
 	if r.Rotate {
-		note, err := RotateMCPToken(ctx, o)
+		note, err := rotateMCPToken(ctx, o)
 		if err != nil {
 			return fmt.Errorf("rotate the attach token: %w", err)
 		}
 		fmt.Fprintln(stderr, "# "+note)
 	}
-	c, err := LoadMCPConfig(ctx, o)
+	c, err := loadMCPConfig(ctx, o)
 	if err != nil {
 		return err
 	}
 	if c.PortGuessed {
-		fmt.Fprintf(stderr, "clawboo: %s does not exist (Clawboo has not served from this home yet); assuming the default port %d\n", c.PortFile, FirstPort)
+		fmt.Fprintf(stderr, "clawboo: %s does not exist (Clawboo has not served from this home yet); assuming the default port %d\n", c.PortFile, backend.FirstPort)
 	}
 	cc := c.Attach.Clients[r.Client]
 	fmt.Fprintf(stderr, "# %s: %s\n# This output holds the attach token; keep it private.\n", r.Client, cc.Where)
@@ -155,12 +138,12 @@ func PrintMCPConfig(ctx context.Context, r MCPConfigRequest, stdout, stderr io.W
 	return nil
 }
 
-// RotateMCPToken replaces the install's attach token. A running server
+// rotateMCPToken replaces the install's attach token. A running server
 // (found through api-port.txt) does it itself, so it stores the new token
 // and serves it at once (POST /api/mcp/token/rotate); with no server
 // listening the vault's token is replaced and served at the next start.
 // The note says which happened; the token is read from the vault after.
-func RotateMCPToken(ctx context.Context, o MCPConfigOptions) (note string, err error) {
+func rotateMCPToken(ctx context.Context, o mcpConfigOptions) (note string, err error) {
 	cfg, err := config.Load(o.Home, o.Getenv)
 	if err != nil {
 		return "", err
@@ -190,8 +173,8 @@ func RotateMCPToken(ctx context.Context, o MCPConfigOptions) (note string, err e
 	if err != nil {
 		return "", err
 	}
-	if err := v.Set(ctx, mcpTokenName, tok); err != nil {
-		return "", fmt.Errorf("store %s: %w", mcpTokenName, err)
+	if err := v.Set(ctx, mcp.TokenSlot, tok); err != nil {
+		return "", fmt.Errorf("store %s: %w", mcp.TokenSlot, err)
 	}
 	return "no server is listening; the new attach token is served from its next start", nil
 }
