@@ -38,13 +38,16 @@ var (
 // readArrows parses the one `| package | owns | may import |` table of the
 // document. It is strict on purpose: a row the parser cannot read is an
 // error, not a silently missing arrow.
-func readArrows(t *testing.T, path string) arrows {
+//
+// order is the rows' names from top to bottom: the floors
+// TestArchArrowsPointDown reads.
+func readArrows(t *testing.T, path string) (table arrows, order []string) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("the architecture document: %v", err)
 	}
-	table := arrows{}
+	table = arrows{}
 	tables := 0
 	in := false
 	for n, line := range strings.Split(string(raw), "\n") {
@@ -84,11 +87,12 @@ func readArrows(t *testing.T, path string) arrows {
 			}
 		}
 		table[name] = deps
+		order = append(order, name)
 	}
 	if tables != 1 {
 		t.Fatalf("%s: want exactly one | package | owns | may import | table, found %d", path, tables)
 	}
-	return table
+	return table, order
 }
 
 // matches reports whether a module-relative package matches a table name.
@@ -165,7 +169,7 @@ func moduleImports(t *testing.T) map[string]map[string]bool {
 }
 
 func TestArchImportArrows(t *testing.T) {
-	table := readArrows(t, archDoc)
+	table, _ := readArrows(t, archDoc)
 	imports := moduleImports(t)
 	pkgs := make([]string, 0, len(imports))
 	for p := range imports {
@@ -237,7 +241,7 @@ func TestArchReadsTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := readArrows(t, doc)
+	a, _ := readArrows(t, doc)
 	if len(a) != 3 || len(a["main"]) != 2 || len(a["backend/x"]) != 0 {
 		t.Fatalf("%v", a)
 	}
@@ -281,5 +285,45 @@ func TestArchMCPGoIsConfined(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// climbing lists the table's arrows that climb back up: a row may import
+// only rows below it, so an allowed arrow matching a row above it (the
+// dependency the house plan says never happens, such as a part's policy
+// reaching up into the composition root) is one.
+func climbing(table arrows, order []string) []string {
+	var up []string
+	for i, row := range order {
+		for _, allowed := range table[row] {
+			for _, other := range order[:i] {
+				if matches(allowed, strings.TrimSuffix(other, "/...")) {
+					up = append(up, row+" may import "+allowed+", which is above it (row "+other+")")
+				}
+			}
+		}
+	}
+	return up
+}
+
+// The table is written in floors: no arrow climbs back up.
+func TestArchArrowsPointDown(t *testing.T) {
+	table, order := readArrows(t, archDoc)
+	for _, c := range climbing(table, order) {
+		t.Errorf("%s: %s: an arrow that climbs back up the table", archDoc, c)
+	}
+}
+
+// The floors check itself: an arrow to a row above is found, one below is
+// not.
+func TestArchArrowsPointDownReadsFloors(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "a.md")
+	rows := "| package | owns | may import |\n|---|---|---|\n| `top` | x | `low` |\n| `low` | y | `top` |\n"
+	if err := os.WriteFile(doc, []byte(rows), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	table, order := readArrows(t, doc)
+	if up := climbing(table, order); len(up) != 1 || !strings.HasPrefix(up[0], "low may import top") {
+		t.Fatalf("want the one arrow from low back up to top, got %v", up)
 	}
 }

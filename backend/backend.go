@@ -32,6 +32,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/dispatch"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
@@ -90,11 +91,12 @@ type Backend struct {
 	// Teams and Orchestrator make agents a team (docs/teams.md).
 	Teams        *teams.Service
 	Orchestrator *orchestrate.Engine
-	// Routines fires agents' schedules (docs/routines.md);
-	// routineWatchdog bounds an OpenClaw fire (ns; from the config, read at
-	// each fire).
-	Routines        *routines.Service
-	routineWatchdog atomic.Int64
+	// Routines fires agents' schedules (docs/routines.md), through the
+	// door.
+	Routines *routines.Service
+	// door is the policy of the one door (backend/dispatch): admission,
+	// deferred work, routine fires, readiness.
+	door *dispatch.Door
 	// Quota is the quota ledger and governor (docs/quota.md).
 	Quota       *quota.Service
 	quotaEvents *bus.Broker[quota.Event]
@@ -152,12 +154,14 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		}
 	}
 	b := &Backend{Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
-		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home})}
+		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home}),
+		door: &dispatch.Door{Registry: reg, Store: st, Log: log.With("part", "dispatch")}}
 	if opts, err = b.withOllama(ctx, opts); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("read the Ollama setting: %w", err)
 	}
 	b.openWork(opts)
+	b.door.Board, b.door.Budget = b.Board, b.Budget
 	if err := b.openQuota(ctx, opts.QuotaClock); err != nil {
 		b.closeWork()
 		st.Close()
@@ -166,14 +170,14 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
 		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic, TaskSecrets: b.taskSecrets,
-		Quota: quotaGate{b: b}, TeamMergeWhenGreen: b.teamMergeWhenGreen, AgentName: b.agentName,
+		Quota: b.door.Gate(), TeamMergeWhenGreen: b.teamMergeWhenGreen, AgentName: b.agentName,
 	})
 	if err != nil {
 		b.closeWork()
 		st.Close()
 		return nil, fmt.Errorf("start supervisor: %w", err)
 	}
-	b.Supervisor = sup
+	b.Supervisor, b.door.Supervisor = sup, sup
 	if err := b.startWork(ctx); err != nil {
 		_ = b.Close(ctx)
 		return nil, err
@@ -182,11 +186,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
+	b.door.Catalog = b.Catalog
 	if err := b.openMCP(ctx, opts.Version); err != nil {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("start MCP servers: %w", err)
 	}
 	b.Agents = b.openAgents()
+	b.door.Agents, b.door.Approvals = b.Agents, b.Approvals
 	// clawboo-native needs the hub and the agents, so it joins the
 	// registry last; the catalog reads the registry on every listing.
 	if err := reg.Register(b.openNative(opts)); err != nil {
@@ -203,12 +209,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("start teams: %w", err)
 	}
+	b.door.Teams, b.door.Orchestrator = b.Teams, b.Orchestrator
 	b.openRoutines()
 	b.API = api.New(api.Options{
-		Agents: b.Agents, Teams: b.Teams, Orchestrator: b.Orchestrator, TeamProbes: b.teamProbes(),
+		Agents: b.Agents, Teams: b.Teams, Orchestrator: b.Orchestrator, TeamProbes: b.door.Probes(),
 		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		Routines: b.Routines, GatewayCron: b.gatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
+		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, Log: log.With("part", "api"), Version: opts.Version,
 		Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
@@ -255,7 +262,7 @@ func (b *Backend) openAgents() *agents.Service {
 	return agents.New(agents.Options{
 		Store: b.Store, Budget: b.Budget, Vault: b.Vault, Log: b.log.With("part", "agents"),
 		RuntimeReady: func(ctx context.Context, rt string) bool {
-			ok, _ := b.ready(ctx, rt)
+			ok, _ := b.door.Ready(ctx, rt)
 			return ok
 		},
 		KnownRuntime: func(rt string) bool {

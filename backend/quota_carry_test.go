@@ -39,7 +39,7 @@ func TestQuotaDeferredRunComesBackWithItsMessage(t *testing.T) {
 	scanHomeFor(t, q.home, sentinel)
 
 	q.step(61 * time.Minute)
-	q.b.Quota.FireDue(ctx, q.b.resumeDeferred)
+	q.b.Quota.FireDue(ctx, q.b.door.Resume)
 	q.waitTask(t, task.ID, board.Done)
 	runs, err := q.b.Store.TaskRuns(ctx, task.ID, 10)
 	if err != nil || len(runs) != 1 || runs[0].Status != store.RunSucceeded {

@@ -149,11 +149,11 @@ func TestQuotaDefersATaskAndStartsItAtTheReset(t *testing.T) {
 		t.Fatalf("deferred work listed: %+v", l.Deferred)
 	}
 	// Not yet: the timer leaves it alone before the reset.
-	if n := q.b.Quota.FireDue(context.Background(), q.b.resumeDeferred); n != 0 {
+	if n := q.b.Quota.FireDue(context.Background(), q.b.door.Resume); n != 0 {
 		t.Fatalf("%d deferrals fired before the reset", n)
 	}
 	q.step(61 * time.Minute)
-	q.b.Quota.FireDue(context.Background(), q.b.resumeDeferred) // (or the timer itself)
+	q.b.Quota.FireDue(context.Background(), q.b.door.Resume) // (or the timer itself)
 	q.waitTask(t, task.ID, board.Done)
 	if runs, _ := q.b.Store.TaskRuns(context.Background(), task.ID, 10); len(runs) != 1 || runs[0].Status != store.RunSucceeded {
 		t.Fatalf("one run, after the reset: %+v", runs)
@@ -228,7 +228,7 @@ func TestQuotaPausesATaskMidRunAndResumesItsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.step(11 * time.Minute)
-	q.b.Quota.FireDue(context.Background(), q.b.resumeDeferred)
+	q.b.Quota.FireDue(context.Background(), q.b.door.Resume)
 	q.waitTask(t, task.ID, board.Done)
 	runs, err := q.b.Store.TaskRuns(context.Background(), task.ID, 10)
 	if err != nil || len(runs) != 2 || runs[0].ID == res.RunID || runs[0].Status != store.RunSucceeded {

@@ -10,41 +10,24 @@ import (
 	"github.com/clawboo/desktop/backend/executor"
 )
 
-// gatewayDouble is an OpenClaw adapter whose Gateway is connected or not.
-type gatewayDouble struct {
-	executor.Adapter
-	connected bool
-}
-
-func (gatewayDouble) ID() executor.ID { return executor.OpenClaw }
-func (g gatewayDouble) Ready() bool   { return g.connected }
-
 // One answer to "can this runtime take work now?", with the reason in
-// words, for the agents, mission control and the quota fallback alike.
+// words, for the agents, mission control and the quota fallback alike
+// (the door's Ready; its OpenClaw cases are backend/dispatch's tests).
 func TestReadyIsOneAnswerForEveryRuntime(t *testing.T) {
 	q := newQuotaRig(t)
 	ctx := context.Background()
-	if ok, why := q.b.ready(ctx, "clawboo-mock"); !ok || why != "" {
+	if ok, why := q.b.door.Ready(ctx, "clawboo-mock"); !ok || why != "" {
 		t.Fatalf("the mock: %v %q", ok, why)
 	}
-	if ok, why := q.b.ready(ctx, "claude-code"); ok || !strings.HasPrefix(why, "Claude Code is not ready (") {
+	if ok, why := q.b.door.Ready(ctx, "claude-code"); ok || !strings.HasPrefix(why, "Claude Code is not ready (") {
 		t.Fatalf("claude without its program: %v %q", ok, why)
 	}
-	if ok, why := q.b.ready(ctx, "no-such-runtime"); ok || why != "runtime no-such-runtime is not available" {
+	if ok, why := q.b.door.Ready(ctx, "no-such-runtime"); ok || why != "runtime no-such-runtime is not available" {
 		t.Fatalf("unknown: %v %q", ok, why)
 	}
 	// OpenClaw has no catalog entry: its Gateway's connection decides.
-	if ok, why := q.b.ready(ctx, "openclaw"); ok || why != "the OpenClaw Gateway is not connected" {
+	if ok, why := q.b.door.Ready(ctx, "openclaw"); ok || why != "the OpenClaw Gateway is not connected" {
 		t.Fatalf("openclaw, no Gateway: %v %q", ok, why)
-	}
-	for _, connected := range []bool{true, false} {
-		b := &Backend{Registry: executor.NewRegistry()}
-		if err := b.Registry.Register(gatewayDouble{connected: connected}); err != nil {
-			t.Fatal(err)
-		}
-		if ok, _ := b.ready(ctx, "openclaw"); ok != connected {
-			t.Fatalf("openclaw with its Gateway connected=%v: ready %v", connected, ok)
-		}
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/clawboo/desktop/backend/adapters/openclaw"
 	"github.com/clawboo/desktop/backend/adapters/openclaw/gatewaytest"
 	"github.com/clawboo/desktop/backend/agents"
-	"github.com/clawboo/desktop/backend/api"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
@@ -89,10 +88,10 @@ func TestRoutineOpenClawOnTheRealGateway(t *testing.T) {
 	}
 
 	// The provider stalls: the watchdog (now short) stops the turn, recorded failed.
-	if got := time.Duration(b.routineWatchdog.Load()); got != 5*time.Minute {
+	if got := b.door.OpenClawTimeout(); got != 5*time.Minute {
 		t.Fatalf("watchdog from %s: %s", config.EnvRoutineOpenClawTimeout, got)
 	}
-	b.routineWatchdog.Store(int64(routineWatchdog))
+	b.door.SetOpenClawTimeout(routineWatchdog)
 	stalled := rg.create(t, ag.ID, map[string]any{"title": "routine-stall"})
 	start := time.Now()
 	sf := rg.runNow(t, stalled.ID, routineWatchdog+90*time.Second)
@@ -120,7 +119,7 @@ func TestRoutineOpenClawOnTheRealGateway(t *testing.T) {
 	}
 	var list struct {
 		Schedules []routines.Schedule
-		Sources   []api.ScheduleSource
+		Sources   []routines.SourceState
 	}
 	code, body := routineGet(t, h, "/api/schedules", &list)
 	if code != http.StatusOK || len(list.Sources) != 2 || !list.Sources[1].OK || list.Sources[1].ID != routines.SourceGatewayCron ||

@@ -20,28 +20,6 @@ func (b *Backend) openTeams(ctx context.Context) error {
 	return b.Orchestrator.Start(ctx)
 }
 
-// teamProbes are what mission control asks the rest of the backend.
-func (b *Backend) teamProbes() orchestrate.Probes {
-	return orchestrate.Probes{
-		Ready: b.ready,
-		Waiting: func(agentID string) bool {
-			if b.Approvals == nil {
-				return false
-			}
-			ps, err := b.Approvals.Pending(context.Background())
-			if err != nil {
-				return false
-			}
-			for _, p := range ps {
-				if p.AgentID == agentID {
-					return true
-				}
-			}
-			return false
-		},
-	}
-}
-
 // teamHooks hand the TeamChat MCP server's posts and signed delegations to
 // the orchestrator (built after the hub, so looked up per call).
 type teamHooks struct{ b *Backend }

@@ -10,17 +10,9 @@ import (
 	"github.com/clawboo/desktop/backend/routines"
 )
 
-// ScheduleSource is one place schedules come from, and whether it answered.
-type ScheduleSource struct {
-	ID       string `json:"id"`
-	OK       bool   `json:"ok"`
-	Error    string `json:"error,omitempty"`
-	Writable bool   `json:"writable"`
-}
-
 // GatewayCron lists the OpenClaw Gateway's own cron jobs as read-only
 // schedules, with the source's state.
-type GatewayCron func(ctx context.Context) ([]routines.Schedule, ScheduleSource)
+type GatewayCron func(ctx context.Context) ([]routines.Schedule, routines.SourceState)
 
 // scheduleRoutes: docs/routines.md.
 func (a *API) scheduleRoutes() {
@@ -63,7 +55,7 @@ func (a *API) listSchedules(w http.ResponseWriter, r *http.Request) {
 		scheduleError(w, err)
 		return
 	}
-	sources := []ScheduleSource{{ID: routines.SourceRoutine, OK: true, Writable: true}}
+	sources := []routines.SourceState{{ID: routines.SourceRoutine, OK: true, Writable: true}}
 	if a.opts.GatewayCron != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		jobs, src := a.opts.GatewayCron(ctx)
@@ -71,7 +63,7 @@ func (a *API) listSchedules(w http.ResponseWriter, r *http.Request) {
 		list = append(list, jobs...)
 		sources = append(sources, src)
 	} else {
-		sources = append(sources, ScheduleSource{ID: routines.SourceGatewayCron, Error: "OpenClaw is not set up on this server"})
+		sources = append(sources, routines.SourceState{ID: routines.SourceGatewayCron, Error: "OpenClaw is not set up on this server"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"schedules": list, "sources": sources})
 }

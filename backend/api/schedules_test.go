@@ -122,7 +122,7 @@ func TestScheduleCreateAndRefusals(t *testing.T) {
 	code, _, b := f.do(t, "GET", "/api/schedules", "")
 	list := decode[struct {
 		Schedules []routines.Schedule
-		Sources   []ScheduleSource
+		Sources   []routines.SourceState
 	}](t, b)
 	if code != http.StatusOK || len(list.Schedules) != 1 || list.Schedules[0].ID != sc.ID || len(list.Sources) != 2 ||
 		!list.Sources[0].OK || list.Sources[0].ID != routines.SourceRoutine || list.Sources[1].OK || list.Sources[1].Error == "" {

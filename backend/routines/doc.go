@@ -1,7 +1,7 @@
 // Package routines owns schedules: standing work for one agent (a cron spec
 // or one time, in a timezone, and a task template), the one timer that
 // fires them, the fire ledger, and the missed-fire policy. It fires only
-// through the Firer it is given (the composition root's door into the task
+// through the Firer it is given (backend/dispatch's door into the task
 // runner, or the Gateway for OpenClaw agents); it never starts a run itself.
 //
 // Invariants:

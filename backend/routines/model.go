@@ -35,6 +35,16 @@ const (
 // FailuresToError is how many failed fires in a row disarm a schedule.
 const FailuresToError = 3
 
+// SourceState is one place schedules come from (a Source), and whether it
+// answered: the routines here always do; the OpenClaw Gateway's cron jobs
+// when it is connected, read-only unless the Gateway would let us write.
+type SourceState struct {
+	ID       string `json:"id"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error,omitempty"`
+	Writable bool   `json:"writable"`
+}
+
 // Source names what a schedule belongs to.
 const (
 	SourceRoutine     = "clawboo-routine"

@@ -1,20 +1,19 @@
-package backend
+package dispatch
 
 import (
 	"context"
 
 	"github.com/clawboo/desktop/backend/adapters/openclaw"
-	"github.com/clawboo/desktop/backend/api"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/routines"
 )
 
-// gatewayCron lists the OpenClaw Gateway's own cron jobs beside our
+// GatewayCron lists the OpenClaw Gateway's own cron jobs beside our
 // routines, read-only: Clawboo never writes a Gateway job (the source says
 // whether the Gateway would let it).
-func (b *Backend) gatewayCron(ctx context.Context) ([]routines.Schedule, api.ScheduleSource) {
-	src := api.ScheduleSource{ID: routines.SourceGatewayCron}
-	a, ok := b.Registry.Get(executor.OpenClaw)
+func (d *Door) GatewayCron(ctx context.Context) ([]routines.Schedule, routines.SourceState) {
+	src := routines.SourceState{ID: routines.SourceGatewayCron}
+	a, ok := d.Registry.Get(executor.OpenClaw)
 	oc, is := a.(*openclaw.Adapter)
 	if !ok || !is || oc.Client() == nil {
 		src.Error = "OpenClaw is not set up"

@@ -1,4 +1,4 @@
-package backend
+package dispatch
 
 import (
 	"context"
@@ -8,39 +8,18 @@ import (
 
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/budget"
-	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
 )
 
-// openRoutines builds the routines service; its timer starts with the
-// background work.
-func (b *Backend) openRoutines() {
-	b.routineWatchdog.Store(int64(b.routineOpenClawTimeout()))
-	b.Routines = routines.New(routines.Options{Store: b.Store, Firer: routineFirer{b: b},
-		Log: b.log.With("part", "routines")})
-}
+// Firer is the one door a routine's fire goes through: a task made from the
+// template and run by the task runner (budgets, worktree, verify, the
+// critic), or for an OpenClaw agent a turn in its Gateway session.
+func (d *Door) Firer() routines.Firer { return firer{d} }
 
-func (b *Backend) routineOpenClawTimeout() time.Duration {
-	if b.Config.RoutineOpenClawTimeout > 0 {
-		return b.Config.RoutineOpenClawTimeout
-	}
-	return config.DefaultRoutineOpenClawLimit
-}
-
-// routineFirer is the one door a routine's fire goes through: a task made
-// from the template and run by the task runner (budgets, worktree, verify,
-// the critic), or for an OpenClaw agent a turn in its Gateway session.
-type routineFirer struct {
-	b *Backend
-}
-
-// openClawTimeout is the watchdog for an OpenClaw fire, read at each fire.
-func (f routineFirer) openClawTimeout() time.Duration {
-	return time.Duration(f.b.routineWatchdog.Load())
-}
+type firer struct{ d *Door }
 
 func skipped(format string, a ...any) routines.FireResult {
 	return routines.FireResult{Outcome: routines.OutcomeSkipped, Reason: "skipped: " + fmt.Sprintf(format, a...)}
@@ -50,9 +29,9 @@ func failed(format string, a ...any) routines.FireResult {
 	return routines.FireResult{Outcome: routines.OutcomeFailed, Reason: fmt.Sprintf(format, a...)}
 }
 
-func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routines.FireResult {
-	b, sc := f.b, req.Schedule
-	ag, err := b.Agents.Get(ctx, sc.AgentID)
+func (f firer) Fire(ctx context.Context, req routines.FireRequest) routines.FireResult {
+	d, sc := f.d, req.Schedule
+	ag, err := d.Agents.Get(ctx, sc.AgentID)
 	if err != nil {
 		return failed("the agent %s cannot be read: %v", sc.AgentID, err)
 	}
@@ -61,7 +40,7 @@ func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routin
 		scopes.TeamID = *sc.TeamID
 	}
 	var paused *budget.PausedError
-	if err := b.Budget.Preflight(ctx, scopes); errors.As(err, &paused) {
+	if err := d.Budget.Preflight(ctx, scopes); errors.As(err, &paused) {
 		return skipped("the %s budget for %s is paused; raise or resume it", paused.Scope, paused.ScopeID)
 	} else if err != nil {
 		return failed("budgets unreadable: %v", err)
@@ -70,18 +49,18 @@ func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routin
 		return f.fireOpenClaw(ctx, req, ag.Model)
 	}
 	t := sc.Template
-	task, err := b.Board.Create(ctx, board.NewTask{Title: t.Title, Description: t.Description, Kind: board.Kind(t.Kind),
+	task, err := d.Board.Create(ctx, board.NewTask{Title: t.Title, Description: t.Description, Kind: board.Kind(t.Kind),
 		Priority: t.Priority, TeamID: teamOf(sc.TeamID), RepoPath: f.repoOf(ctx, sc), AssigneeAgentID: ag.ID, AssigneeRuntime: ag.Runtime})
 	if err != nil {
 		return failed("the task could not be made: %v", err)
 	}
 	req.Started("", task.ID)
 	if t.MaxUSD > 0 {
-		if _, err := b.Budget.SetBudget(ctx, budget.ScopeMission, task.ID, budget.FromUSD(t.MaxUSD), budget.ModeCap); err != nil {
+		if _, err := d.Budget.SetBudget(ctx, budget.ScopeMission, task.ID, budget.FromUSD(t.MaxUSD), budget.ModeCap); err != nil {
 			return f.abandon(task.ID, failed("the task's $%.2f cap could not be set: %v", t.MaxUSD, err))
 		}
 	}
-	h, err := b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.ID(ag.Runtime), AgentID: ag.ID, TaskID: task.ID,
+	h, err := d.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.ID(ag.Runtime), AgentID: ag.ID, TaskID: task.ID,
 		Model: t.Model, Reason: "routine"})
 	var refusal *supervisor.Refusal
 	if errors.As(err, &refusal) && refusal.Reason == "budget_paused" {
@@ -110,7 +89,7 @@ func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routin
 		next = f.successorOf(task.ID, next)
 	}
 	res := routines.FireResult{RunID: h.ID, TaskID: task.ID, CostNano: f.taskCost(task.ID)}
-	final, err := b.Board.Get(context.Background(), task.ID)
+	final, err := d.Board.Get(context.Background(), task.ID)
 	switch {
 	case err != nil:
 		res.Outcome, res.Reason = routines.OutcomeFailed, "the task cannot be read: "+err.Error()
@@ -125,11 +104,11 @@ func (f routineFirer) Fire(ctx context.Context, req routines.FireRequest) routin
 // repoOf is where a fire's task works: the template's repository, else its
 // team's as the team has it now (so a routine follows its team's repository
 // when that changes), else none.
-func (f routineFirer) repoOf(ctx context.Context, sc routines.Schedule) string {
-	if sc.Template.RepoPath != "" || sc.TeamID == nil || f.b.Teams == nil {
+func (f firer) repoOf(ctx context.Context, sc routines.Schedule) string {
+	if sc.Template.RepoPath != "" || sc.TeamID == nil || f.d.Teams == nil {
 		return sc.Template.RepoPath
 	}
-	if team, err := f.b.Teams.Get(ctx, *sc.TeamID); err == nil && team.RepoPath != nil {
+	if team, err := f.d.Teams.Get(ctx, *sc.TeamID); err == nil && team.RepoPath != nil {
 		return *team.RepoPath
 	}
 	return ""
@@ -137,12 +116,12 @@ func (f routineFirer) repoOf(ctx context.Context, sc routines.Schedule) string {
 
 // abandon cancels a task a fire made but could not run, so a skipped
 // fire leaves no orphan card on the board.
-func (f routineFirer) abandon(taskID string, res routines.FireResult) routines.FireResult {
+func (f firer) abandon(taskID string, res routines.FireResult) routines.FireResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st := board.Cancelled
-	if _, err := f.b.Board.Update(ctx, taskID, board.Patch{Status: &st}); err != nil {
-		f.b.log.Warn("a routine's unstarted task was not cancelled", "task", taskID, "err", err)
+	if _, err := f.d.Board.Update(ctx, taskID, board.Patch{Status: &st}); err != nil {
+		f.d.log().Warn("a routine's unstarted task was not cancelled", "task", taskID, "err", err)
 	}
 	res.TaskID = taskID
 	return res
@@ -163,12 +142,12 @@ func runWords(r store.Run, t board.Task) string {
 }
 
 // waitRun waits for a run the fire did not start (a successor) to end.
-func (f routineFirer) waitRun(ctx context.Context, id string) (store.Run, error) {
+func (f firer) waitRun(ctx context.Context, id string) (store.Run, error) {
 	for {
-		wake, cancel := f.b.Supervisor.Watch(id)
-		if !f.b.Supervisor.IsLive(id) {
+		wake, cancel := f.d.Supervisor.Watch(id)
+		if !f.d.Supervisor.IsLive(id) {
 			cancel()
-			return f.b.Store.GetRun(context.Background(), id)
+			return f.d.Store.GetRun(context.Background(), id)
 		}
 		select {
 		case <-wake:
@@ -183,10 +162,10 @@ func (f routineFirer) waitRun(ctx context.Context, id string) (store.Run, error)
 
 // successorOf is the run that took the task over from run prev (a
 // successor claims the task before prev's end is reported), "" when none.
-func (f routineFirer) successorOf(taskID, prev string) string {
+func (f firer) successorOf(taskID, prev string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t, err := f.b.Board.Get(ctx, taskID)
+	t, err := f.d.Board.Get(ctx, taskID)
 	if err != nil || t.RunID == nil || *t.RunID == prev || t.Status != board.InProgress {
 		return ""
 	}
@@ -194,16 +173,16 @@ func (f routineFirer) successorOf(taskID, prev string) string {
 }
 
 // taskCost is everything the task's runs cost (its critic's included).
-func (f routineFirer) taskCost(taskID string) int64 {
+func (f firer) taskCost(taskID string) int64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	runs, err := f.b.Store.TaskRunsWithReviews(ctx, taskID, 200)
+	runs, err := f.d.Store.TaskRunsWithReviews(ctx, taskID, 200)
 	if err != nil {
 		return 0
 	}
 	var total budget.Nano
 	for _, r := range runs {
-		if n, _, err := f.b.Budget.RunSpend(ctx, r.ID); err == nil {
+		if n, _, err := f.d.Budget.RunSpend(ctx, r.ID); err == nil {
 			total += n
 		}
 	}
@@ -215,8 +194,8 @@ func (f routineFirer) taskCost(taskID string) int64 {
 // after the watchdog. OpenClaw reports no cost: the supervisor charges a
 // character estimate at the model that served (the routine's model when it
 // names one, else the agent's).
-func (f routineFirer) fireOpenClaw(ctx context.Context, req routines.FireRequest, agentModel string) routines.FireResult {
-	b, sc := f.b, req.Schedule
+func (f firer) fireOpenClaw(ctx context.Context, req routines.FireRequest, agentModel string) routines.FireResult {
+	d, sc := f.d, req.Schedule
 	msg := sc.Template.Title
 	if sc.Template.Description != "" {
 		msg += "\n\n" + sc.Template.Description
@@ -225,7 +204,7 @@ func (f routineFirer) fireOpenClaw(ctx context.Context, req routines.FireRequest
 	if model == "" {
 		model = agentModel
 	}
-	h, err := b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.OpenClaw, AgentID: sc.AgentID, TeamID: teamOf(sc.TeamID),
+	h, err := d.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.OpenClaw, AgentID: sc.AgentID, TeamID: teamOf(sc.TeamID),
 		Message: msg, Model: model, SessionKey: "routine:" + sc.ID, Reason: "routine"})
 	var refusal *supervisor.Refusal
 	if errors.As(err, &refusal) && refusal.Reason == "budget_paused" {
@@ -235,18 +214,18 @@ func (f routineFirer) fireOpenClaw(ctx context.Context, req routines.FireRequest
 		return failed("not delivered to the Gateway: %v", err)
 	}
 	req.Started(h.ID, "")
-	watchdog := f.openClawTimeout()
+	watchdog := f.d.OpenClawTimeout()
 	wait, cancel := context.WithTimeout(ctx, watchdog)
 	defer cancel()
 	run, err := h.Wait(wait)
 	timedOut := false
 	if err != nil && ctx.Err() == nil {
 		timedOut = true
-		_ = b.Supervisor.AbortFor(context.Background(), h.ID, "the routine's watchdog ended the run")
+		_ = d.Supervisor.AbortFor(context.Background(), h.ID, "the routine's watchdog ended the run")
 		run, err = h.Wait(context.Background())
 	}
 	res := routines.FireResult{RunID: h.ID}
-	if n, _, err := b.Budget.RunSpend(context.Background(), h.ID); err == nil {
+	if n, _, err := d.Budget.RunSpend(context.Background(), h.ID); err == nil {
 		res.CostNano = int64(n)
 	}
 	switch {
