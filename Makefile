@@ -90,8 +90,24 @@ OPENCLAW := test/openclaw/node_modules
 $(OPENCLAW)/.installed: test/openclaw/package.json test/openclaw/package-lock.json test/openclaw/install.sh
 	test/openclaw/install.sh
 
+# The backend root package's test binary was the longest pole of test-go:
+# most of its time is three end-to-end tests on the real OpenClaw Gateway and
+# the real CLIs. They run as a second process of the same compiled binary,
+# beside `go test ./...` (which skips them), so the two halves share the
+# machine's cores instead of running one after the other.
+TEST_ENV  := CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw
+ROOT_SLOW := ^(TestOpenClawOnTheRealGateway|TestRoutineOpenClawOnTheRealGateway|TestTeamMixedRealCLIs)$$
 test-go: $(CLIS)/.installed $(OPENCLAW)/.installed
-	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw $(GO) test -race ./...
+	@mkdir -p $(BIN)
+	$(GO) test -race -c -o $(BIN)/backend-slow.test ./backend/
+	@start=$$(date +%s); \
+	  (cd backend && $(TEST_ENV) ../$(BIN)/backend-slow.test -test.run '$(ROOT_SLOW)' -test.count 1 -test.timeout 15m \
+	    > ../$(BIN)/backend-slow.log 2>&1) & slow=$$!; \
+	  rest=0; $(TEST_ENV) $(GO) test -race -skip '$(ROOT_SLOW)' ./... || rest=$$?; \
+	  s=0; wait $$slow || s=$$?; \
+	  if [ $$s -eq 0 ]; then echo "ok  	backend (its real-Gateway and real-CLI tests, run beside)	$$(( $$(date +%s) - start ))s"; \
+	  else cat $(BIN)/backend-slow.log; echo "FAIL	backend (its real-Gateway and real-CLI tests)"; fi; \
+	  [ $$rest -eq 0 ] && [ $$s -eq 0 ]
 
 # The vault against the real Secret Service on a private bus (plus the
 # no-bus fallback). XDG_DATA_HOME keeps the throwaway login keyring (password
