@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { apiOk } from './api.mjs';
+import { waitTestId as waitText } from './checks.mjs';
 
 requireBin();
 
@@ -36,19 +37,6 @@ after(async () => {
 });
 
 const api = (method, path, body) => apiOk(server, method, path, body);
-
-/** Waits until the text of the first `testid` in scope matches re; fails with what it shows. */
-async function waitText(page, testid, re, timeout = 10_000, scope = page) {
-  const el = scope.getByTestId(testid).first();
-  const deadline = Date.now() + timeout;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await el.textContent({ timeout: 200 }).catch(() => null)) ?? '';
-    if (re.test(last)) return last;
-    await page.waitForTimeout(25);
-  }
-  assert.fail(`${testid} never matched ${re} (last: ${JSON.stringify(last)})`);
-}
 
 const row = (page, id) => page.locator(`[data-testid="agent-row"][data-agent-id="${id}"]`);
 

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { apiAnswer, apiOk } from './api.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { gitIn, makeRepoIn } from './repos.mjs';
+import { waitTestId as waitText } from './checks.mjs';
 
 const api = (method, path, body) => apiAnswer(server, method, path, body);
 const apiPost = (path, body) => apiOk(server, 'POST', path, body);
@@ -43,19 +44,6 @@ const AT_1280 = { viewport: { width: 1280, height: 800 } };
 const AT_800 = { viewport: { width: 800, height: 600 } };
 
 const card = (page, id) => page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
-
-/** Waits until the page's text for a test id matches re; fails with what it shows. */
-async function waitText(page, testid, re, timeout = 10_000) {
-  const el = page.getByTestId(testid).first();
-  const deadline = Date.now() + timeout;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await el.textContent({ timeout: 200 }).catch(() => null)) ?? '';
-    if (re.test(last)) return last;
-    await page.waitForTimeout(25);
-  }
-  assert.fail(`${testid} never matched ${re} (last: ${JSON.stringify(last)})`);
-}
 
 describe('a run that changed nothing', { timeout: 60_000 }, () => {
   test('the task is done, its diff answers 200 with no changes, and the drawer says so without listing the deleted branch', async () => {

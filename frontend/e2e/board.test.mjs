@@ -13,6 +13,7 @@ import { apiOk } from './api.mjs';
 import { openPage, requireBin } from './harness.mjs';
 import { useSuite } from './suite.mjs';
 import { makeRepoIn } from './repos.mjs';
+import { waitTestId as waitText } from './checks.mjs';
 
 const apiPost = (path, body) => apiOk(server, 'POST', path, body);
 const apiGet = (path) => apiOk(server, 'GET', path);
@@ -34,19 +35,6 @@ const WIDE = { viewport: { width: 1700, height: 900 } };
 
 const card = (page, id) => page.locator(`[data-testid="task-card"][data-task-id="${id}"]`);
 const column = (page, status) => page.getByTestId(`board-column-${status}`);
-
-/** Waits until the page's text for a test id matches re; fails with what it shows. */
-async function waitText(page, testid, re, timeout = 10_000, scope = page) {
-  const el = scope.getByTestId(testid).first();
-  const deadline = Date.now() + timeout;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await el.textContent({ timeout: 200 }).catch(() => null)) ?? '';
-    if (re.test(last)) return last;
-    await page.waitForTimeout(25);
-  }
-  assert.fail(`${testid} never matched ${re} (last: ${JSON.stringify(last)})`);
-}
 
 /** Waits until the drawer's status badge says `status`. */
 async function waitStatus(page, status, timeout = 10_000) {

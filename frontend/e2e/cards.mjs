@@ -2,6 +2,7 @@
 // what the card shows instead.
 
 import assert from 'node:assert/strict';
+import { waitText as waitLocatorText } from './checks.mjs';
 import { openPage } from './harness.mjs';
 
 /** A runtime's card. */
@@ -27,15 +28,12 @@ export async function waitState(page, id, state, timeout = 10_000) {
 
 /** Waits until a card's element (by test id) contains a text; fails with what it shows. */
 export async function waitText(page, id, testid, re, timeout = 10_000) {
-  const el = card(page, id).getByTestId(testid).first();
-  const deadline = Date.now() + timeout;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await el.textContent({ timeout: 200 }).catch(() => null)) ?? '';
-    if (re.test(last)) return last;
-    await page.waitForTimeout(25);
+  try {
+    return await waitLocatorText(page, card(page, id).getByTestId(testid).first(), re, timeout, `${id}'s ${testid}`);
+  } catch (err) {
+    err.message += `; the card shows: ${await cardText(page, id)}`;
+    throw err;
   }
-  assert.fail(`${id}'s ${testid} never matched ${re} (last: ${JSON.stringify(last)}); the card shows: ${await cardText(page, id)}`);
 }
 
 /** Opens the Runtimes page of a world and waits for its cards. */

@@ -1,5 +1,6 @@
 // Checks the browser suites share: axe's serious and critical violations,
-// and waiting for a locator's text.
+// waiting for a locator's (or a test id's) text, and screenshots at the two
+// window sizes every page is looked at in.
 
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -18,8 +19,11 @@ export async function axeProblems(page) {
   });
 }
 
-/** Waits until the text of `locator` matches re; fails with what it shows. */
-export async function waitText(page, locator, re, timeout = 10_000) {
+/**
+ * Waits until the text of `locator` matches re (polling, never a fixed
+ * wait); fails with what it showed, naming `about` when given.
+ */
+export async function waitText(page, locator, re, timeout = 10_000, about = '') {
   const deadline = Date.now() + timeout;
   let last = '';
   while (Date.now() < deadline) {
@@ -27,5 +31,30 @@ export async function waitText(page, locator, re, timeout = 10_000) {
     if (re.test(last)) return last;
     await page.waitForTimeout(25);
   }
-  assert.fail(`never matched ${re} (last: ${JSON.stringify(last)})`);
+  assert.fail(`${about ? `${about} ` : ''}never matched ${re} (last: ${JSON.stringify(last)})`);
 }
+
+/** waitText for the first element with data-testid `testid` (within scope). */
+export function waitTestId(page, testid, re, timeout = 10_000, scope = page) {
+  return waitText(page, scope.getByTestId(testid).first(), re, timeout, testid);
+}
+
+/** Resolves after the page has laid out and painted twice (a screenshot's settle, not a timer). */
+export const painted = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
+/** Saves the page at 1280×800 and 800×600 as `<folder>/<name>-<width>.png` (nothing without a folder). */
+export async function shootSizes(page, folder, name) {
+  if (!folder) return;
+  for (const [width, height] of [
+    [1280, 800],
+    [800, 600],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await painted(page);
+    await page.screenshot({ path: `${folder}/${name}-${width}.png` });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The seqs of the posts a team room shows, in page order. */
+export const shownSeqs = (page) => page.$$eval('[data-testid="team-post"]', (els) => els.map((e) => Number(e.getAttribute('data-seq'))));

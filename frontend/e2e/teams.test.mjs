@@ -1,38 +1,30 @@
 // Browser tests of Teams against a real `clawboo serve` with the mock
 // runtime: a team created in the UI (leader picked from the agents list),
-// its room answering a message through the mock leader, the first-run
-// welcome's "Create my team" against fake provider APIs, the whole native
-// team path from the welcome (a repository picked, the suggested message
-// sent, two delegations running at once on a scripted OpenAI model —
-// fakechat.mjs — their report-ups, the leader's follow-up, mission
-// control's counts and cost, the code task's diff on the board), and a
+// its room answering a message through the mock leader, a team's and a
+// routine's repository, deleting a team, the board's team filter, and a
 // 1,000-post room rendered from an intercepted history (the figure is
-// printed).
+// printed). The welcome's team (its key check, the whole native team path
+// from it) is welcome.test.mjs.
 //
 //   make build-headless && \
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/teams.test.mjs)
 //
-// With TEAMS_SCREENSHOTS=<folder> it also saves the Teams page, the room
-// with mission control and the welcome at 1280×800 and 800×600.
+// With TEAMS_SCREENSHOTS=<folder> it also saves the Teams page and the room
+// with mission control at 1280×800 and 800×600.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { apiOk } from './api.mjs';
+import { shootSizes, shownSeqs, waitTestId } from './checks.mjs';
 import { launchBrowser, openPage, requireBin, startServer } from './harness.mjs';
 import { makeRepoIn } from './repos.mjs';
-import { text, tools } from './fakechat.mjs';
-import { GOOD_KEY, makeWorld } from './world.mjs';
 
 requireBin();
 
 const SHOTS = process.env.TEAMS_SCREENSHOTS || '';
-const SIZES = [
-  [1280, 800],
-  [800, 600],
-];
 
 let server;
 let browser;
@@ -48,49 +40,11 @@ after(async () => {
   await server?.stop();
 });
 
-async function call(base, method, path, body) {
-  const init = { method, headers: { 'Content-Type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const res = await fetch(`${base}${path}`, init);
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-const api = (method, path, body) => call(server.url, method, path, body);
+const api = (method, path, body) => apiOk(server, method, path, body);
+const waitText = (page, testid, re, timeout = 15_000) => waitTestId(page, testid, re, timeout);
 
-/** Waits until the text of the first `testid` matches re; fails with what it shows. */
-async function waitText(page, testid, re, timeout = 15_000) {
-  const el = page.getByTestId(testid).first();
-  const deadline = Date.now() + timeout;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await el.textContent({ timeout: 200 }).catch(() => null)) ?? '';
-    if (re.test(last)) return last;
-    await page.waitForTimeout(25);
-  }
-  assert.fail(`${testid} never matched ${re} (last: ${JSON.stringify(last)})`);
-}
 
-/** The seqs of the posts the room shows, in page order. */
-const shownSeqs = (page) => page.$$eval('[data-testid="team-post"]', (els) => els.map((e) => Number(e.getAttribute('data-seq'))));
-
-async function shoot(page, name) {
-  if (!SHOTS) return;
-  for (const [width, height] of SIZES) {
-    await page.setViewportSize({ width, height });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
-
-// The seeded members' system prompts (backend/api/onboarding.go seedMembers) route the fake model's scripts.
-const LEAD_PROMPT = 'You lead a small software team';
-const CODER_PROMPT = 'You are a careful software engineer';
-const RESEARCH_PROMPT = 'You research and explain';
-
-/** An object with its keys sorted, for comparing counts. */
-const sortedKeys = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+const shoot = (page, name) => shootSizes(page, SHOTS, name);
 
 /** Console errors other than refusals a test provoked on purpose. */
 const unexpected = (problems) => problems.filter((p) => !/Failed to load resource: the server responded with a status of (400|401|409|503)/.test(p));
@@ -409,232 +363,6 @@ describe('teams', { timeout: 120_000 }, () => {
       assert.ok(best < 200, `a 1,000-post room took ${best.toFixed(1)} ms to render (limit 200 ms)`);
     } finally {
       await context.close();
-    }
-  });
-
-  test('the welcome checks the key, creates the team and opens its room with the first message ready', async () => {
-    const world = await makeWorld({ welcome: true });
-    const { page, context, problems } = await openPage(browser, world.url, { viewport: { width: 1280, height: 800 } });
-    try {
-      // The bare URL opens the welcome while no team exists.
-      await page.getByTestId('welcome').waitFor();
-      await page.waitForFunction(() => location.hash === '#/welcome');
-      await page.waitForSelector('[data-testid="welcome-provider"] option[value="openai"]', { state: 'attached' });
-      await shoot(page, 'welcome');
-      await page.getByTestId('welcome-provider').selectOption('openai');
-
-      // A refused key stops the flow with the provider's words; nothing is seeded.
-      await page.getByTestId('welcome-key').fill('sk-wrong');
-      await page.getByTestId('welcome-create').click();
-      await waitText(page, 'welcome-error', /\S/);
-      assert.equal((await call(world.url, 'GET', '/api/teams')).teams.length, 0);
-      assert.equal(await page.evaluate(() => location.hash), '#/welcome');
-
-      await page.getByTestId('welcome-key').fill(GOOD_KEY);
-      await page.getByTestId('welcome-create').click();
-      await page.waitForFunction(() => /^#\/teams\/.+/.test(location.hash), null, { timeout: 20_000 });
-      const teamId = await page.evaluate(() => decodeURIComponent(location.hash.slice('#/teams/'.length)));
-      const { teams } = await call(world.url, 'GET', '/api/teams');
-      assert.deepEqual(
-        teams.map((t) => t.id),
-        [teamId],
-      );
-      assert.ok(teams[0].members.length >= 3, `a leader and two specialists: ${JSON.stringify(teams[0].members)}`);
-      await page.getByTestId('team-message').waitFor();
-      const draft = await page.getByTestId('team-message').inputValue();
-      assert.ok(draft.trim().length > 0, 'the composer holds the suggested first message');
-      assert.ok(
-        world.providers.requests.some((r) => r.provider === 'openai' && r.key === GOOD_KEY),
-        'the key was checked with the provider',
-      );
-      const state = await call(world.url, 'GET', '/api/onboarding/state');
-      assert.equal(state.needed, false, 'the welcome is done once a team exists');
-
-      // A fresh load of the bare URL no longer opens the welcome.
-      await page.goto(world.url);
-      await page.waitForSelector('body[data-ready="1"]');
-      await page.waitForTimeout(500);
-      assert.notEqual(await page.evaluate(() => location.hash), '#/welcome');
-      assert.deepEqual(unexpected(problems), []);
-    } finally {
-      await context.close();
-      await world.close();
-    }
-  });
-
-  test('from the welcome to a finished team turn: two delegations run at once, report up, and the leader follows up', async () => {
-    const t0 = Date.now();
-    const world = await makeWorld({ welcome: true, tools: ['git'] });
-    const chat = world.providers.chat;
-    // The repository the team works on, in the server's home, where the picker starts.
-    const repo = join(world.home, 'project');
-    await mkdir(repo);
-    await writeFile(join(repo, 'README.md'), '# project\n');
-    const git = (...args) =>
-      execFileSync('git', ['-c', 'user.name=Clawboo E2E', '-c', 'user.email=e2e@clawboo.invalid', '-c', 'commit.gpgsign=false', ...args], {
-        cwd: repo,
-        stdio: 'pipe',
-      });
-    git('init', '-q', '-b', 'main');
-    git('add', '.');
-    git('commit', '-q', '-m', 'initial commit');
-
-    // The seeded members, told apart by their system prompts (backend/api/onboarding.go). The
-    // children's first answers are slow, so both are in flight at once.
-    const use = (r, delay = 0) => ({ ...r, usage: { input: 1000, output: 100 }, delay });
-    chat.pushWhen(
-      LEAD_PROMPT,
-      use(
-        tools(
-          { id: 'call_d1', name: 'delegate', args: { assignee: '@Coder', task: 'Add NOTES.md with one line', kind: 'code' } },
-          { id: 'call_d2', name: 'delegate', args: { assignee: '@Researcher', task: 'Explain how the repository is laid out', kind: 'research' } },
-        ),
-      ),
-      use(text('I asked Coder for NOTES.md ', 'and Researcher for a layout note.')),
-      use(text('Both are done: NOTES.md waits for your review.')),
-    );
-    chat.pushWhen(
-      CODER_PROMPT,
-      use(tools({ id: 'call_w', name: 'write_file', args: { path: 'NOTES.md', content: 'notes\n' } }), 600),
-      use(text('Added NOTES.md.')),
-    );
-    chat.pushWhen(RESEARCH_PROMPT, use(text('One README at the top; nothing else yet.'), 600));
-
-    const { page, context, problems } = await openPage(browser, world.url, { viewport: { width: 1280, height: 800 } });
-    try {
-      await page.getByTestId('welcome').waitFor();
-      await page.waitForSelector('[data-testid="welcome-provider"] option[value="openai"]', { state: 'attached' });
-      await page.getByTestId('welcome-provider').selectOption('openai');
-      await page.getByTestId('welcome-key').fill(GOOD_KEY);
-      // The repository is chosen by browsing, not typed.
-      await page.getByTestId('repo-browse').click();
-      await page.locator(`[data-testid="repo-entry"][data-path="${repo}"][data-is-repo="true"]`).waitFor();
-      await page.locator(`[data-testid="repo-entry-use"][data-path="${repo}"]`).click();
-      assert.equal(await page.getByTestId('welcome-repo').inputValue(), repo);
-      await page.getByTestId('welcome-create').click();
-      await page.waitForFunction(() => /^#\/teams\/.+/.test(location.hash), null, { timeout: 20_000 });
-      const teamId = await page.evaluate(() => decodeURIComponent(location.hash.slice('#/teams/'.length)));
-      const get = (path) => call(world.url, 'GET', path);
-      const { team } = await get(`/api/teams/${encodeURIComponent(teamId)}`);
-      assert.equal(team.repoPath, repo, 'the team works on the chosen repository');
-      const byName = Object.fromEntries(team.members.map((m) => [m.name, m]));
-      assert.deepEqual(Object.keys(byName).sort(), ['Coder', 'Lead', 'Researcher']);
-      const lead = byName.Lead.agentId;
-
-      // The person sends the suggested message as it is.
-      await page.getByTestId('team-message').waitFor();
-      await page.waitForFunction(() => /repository/.test(document.querySelector('[data-testid="team-message"]')?.value ?? ''));
-      const sentText = await page.getByTestId('team-message').inputValue();
-      await page.getByTestId('team-send').click();
-      await page.locator('[data-testid="team-post"][data-kind="user"]', { hasText: sentText.slice(0, 30) }).waitFor();
-
-      // The leader's two delegations, each to a member by name, and its reply.
-      const delegations = page.locator('[data-testid="team-post"][data-kind="delegate"]');
-      await delegations.filter({ hasText: '→ @Coder' }).waitFor({ timeout: 20_000 });
-      await delegations.filter({ hasText: '→ @Researcher' }).waitFor({ timeout: 20_000 });
-      const leadPosts = page.locator(`[data-testid="team-post"][data-author="${lead}"]:not([data-kind="delegate"])`);
-      await leadPosts.filter({ hasText: 'I asked Coder for NOTES.md and Researcher for a layout note.' }).waitFor();
-
-      // Both report up, then the leader follows up once on the [Task Update].
-      const reports = page.locator('[data-testid="team-post"] .body', { hasText: /^Report on/ });
-      const followUp = leadPosts.filter({ hasText: 'Both are done: NOTES.md waits for your review.' });
-      await followUp.waitFor({ timeout: 30_000 });
-      assert.equal(await reports.count(), 2, 'one report-up per delegation');
-      const reportTexts = await reports.allTextContents();
-      assert.ok(reportTexts.some((t) => /^Report on "Add NOTES\.md with one line".*in review/s.test(t)), reportTexts.join('\n'));
-      assert.ok(reportTexts.some((t) => /^Report on "Explain how the repository is laid out".*done/s.test(t)), reportTexts.join('\n'));
-      const seqs = await shownSeqs(page);
-      assert.equal(new Set(seqs).size, seqs.length, `no post shown twice: ${seqs}`);
-      const order = await page.$$eval('[data-testid="team-post"]', (els) => els.map((e) => e.querySelector('.body')?.textContent ?? ''));
-      const at = (re) => order.findIndex((b) => re.test(b));
-      assert.ok(at(/^Both are done/) > Math.max(...order.map((b, i) => (/^Report on/.test(b) ? i : -1))), `the follow-up comes after both reports:\n${order.join('\n')}`);
-
-      // The model saw one [Task Update], on the leader's conversation, naming both children.
-      const updates = chat.requestsWith(LEAD_PROMPT, '[Task Update]\\n- @');
-      assert.equal(updates.length, 1, `[Task Update] requests: ${updates.length}`);
-      assert.ok(updates[0].body.includes('@Coder') && updates[0].body.includes('@Researcher'), 'the update names both children');
-      assert.deepEqual(chat.pending(), {}, 'every scripted answer was asked for');
-      assert.ok(
-        chat.requests.every((r) => r.json?.stream === true && r.json?.stream_options?.include_usage === true),
-        'every turn streamed with usage',
-      );
-
-      // Mission control: one task in review, one done (the children; the leader's mission task is its own).
-      const { tasks } = await get(`/api/board?teamId=${encodeURIComponent(teamId)}`);
-      const children = tasks.filter((t) => t.parentId);
-      const code = children.find((t) => t.kind === 'code');
-      const research = children.find((t) => t.kind === 'research');
-      assert.equal(children.length, 2, JSON.stringify(tasks.map((t) => [t.title, t.kind, t.status, t.parentId])));
-      assert.equal(code?.status, 'in_review');
-      assert.equal(research?.status, 'done');
-      const want = {};
-      for (const t of tasks) want[t.status] = (want[t.status] ?? 0) + 1;
-      const shownCounts = async () =>
-        sortedKeys(Object.fromEntries(
-          await page.$$eval('[data-testid="mission-tasks"] a[data-status]', (as) =>
-            as.map((a) => [a.getAttribute('data-status'), Number(a.querySelector('.n')?.textContent)]),
-          ),
-        ));
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && JSON.stringify(await shownCounts()) !== JSON.stringify(sortedKeys(want))) await page.waitForTimeout(50);
-      assert.deepEqual(await shownCounts(), sortedKeys(want), 'mission control counts the team tasks by status');
-      const shown = await shownCounts();
-      // The code task waits for review, and so does the mission it belongs to.
-      assert.equal(shown.in_review, 2, 'the code task (and its mission) wait for review');
-      assert.equal(tasks.find((t) => !t.parentId)?.status, 'in_review', 'the mission settles with its children');
-      assert.equal(shown.done, 1, 'the research task is done');
-
-      // Cost: every run of the team has its reported cost; the two children overlapped.
-      const { runs } = await get('/api/runs?limit=200');
-      const teamRuns = runs.filter((r) => r.teamId === teamId);
-      const turns = teamRuns.filter((r) => !r.taskId);
-      const childRuns = teamRuns.filter((r) => r.taskId);
-      assert.equal(turns.length, 2, `two leader turns: ${JSON.stringify(turns.map((r) => [r.id, r.status]))}`);
-      assert.deepEqual(childRuns.map((r) => r.taskId).sort(), [code.id, research.id].sort());
-      for (const r of teamRuns) {
-        assert.equal(r.status, 'succeeded', `run ${r.id}: ${r.status} ${r.error}`);
-        assert.ok(r.costUsd > 0 && r.costKind === 'reported', `run ${r.id} costs ${r.costUsd} (${r.costKind})`);
-      }
-      const [a, b] = childRuns;
-      assert.ok(a.startedAt < b.endedAt && b.startedAt < a.endedAt, `the children ran at once: ${JSON.stringify(childRuns.map((r) => [r.startedAt, r.endedAt]))}`);
-      const total = teamRuns.reduce((s, r) => s + r.costUsd, 0);
-      const mission = await get(`/api/teams/${encodeURIComponent(teamId)}/mission`);
-      assert.ok(Math.abs(mission.costTodayUsd - total) < 1e-9, `mission control's cost today ${mission.costTodayUsd}, the runs' sum ${total}`);
-      assert.ok(mission.costTodayUsd > 0);
-      await waitText(page, 'mission-cost', /\$0\.0*[1-9]\d* spent by the team/);
-
-      // The code task on the board: its diff adds NOTES.md.
-      await page.evaluate((id) => (location.hash = `#/board/${encodeURIComponent(id)}`), code.id);
-      await page.waitForSelector(`[data-testid="task-drawer"][data-task-id="${code.id}"]`);
-      await waitText(page, 'task-diff-file', /^NOTES\.md$/);
-      assert.equal(await page.getByTestId('task-diff').getAttribute('data-changed'), 'true');
-      assert.match(await page.getByTestId('task-diff-text').textContent(), /\+notes/);
-      assert.deepEqual(unexpected(problems), []);
-      console.log(`# welcome → follow-up → diff took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    } catch (err) {
-      err.message += `\n--- fake chat requests: ${chat.requests.length}, pending ${JSON.stringify(chat.pending())}\n--- server stderr (tail):\n${world.server.stderr().slice(-3000)}`;
-      throw err;
-    } finally {
-      await context.close();
-      await world.close();
-    }
-  });
-
-  test('Skip on the welcome goes to the board and the welcome does not come back', async () => {
-    const srv = await startServer({ welcome: true });
-    const { page, context } = await openPage(browser, srv.url);
-    try {
-      await page.getByTestId('welcome').waitFor();
-      await page.getByTestId('welcome-skip').click();
-      await page.waitForFunction(() => location.hash === '#/board');
-      assert.equal((await call(srv.url, 'GET', '/api/onboarding/state')).needed, false);
-      await page.goto(srv.url);
-      await page.waitForSelector('body[data-ready="1"]');
-      await page.waitForTimeout(500);
-      assert.notEqual(await page.evaluate(() => location.hash), '#/welcome');
-    } finally {
-      await context.close();
-      await srv.stop();
     }
   });
 });
