@@ -71,8 +71,10 @@ func TestMCPConfigRotate(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	b, err := backend.New(ctx, backend.Options{Config: cfg, Getenv: getenv, Environ: func() []string { return nil },
-		Log: slog.New(slog.DiscardHandler)})
+	b, err := backend.New(ctx, backend.Options{
+		Config: cfg, Getenv: getenv, Environ: func() []string { return nil },
+		Log: slog.New(slog.DiscardHandler),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

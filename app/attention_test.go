@@ -129,8 +129,10 @@ func (e *attentionEnv) ask(t *testing.T, cmd string) (string, <-chan approval.Re
 	out := make(chan approval.Request, 1)
 	before, _ := e.q.Pending(context.Background())
 	go func() {
-		r, _ := e.q.Ask(context.Background(), approval.Request{Kind: approval.KindCommand, Title: "Run", Command: cmd,
-			Folder: "/w/task", AgentID: "a1", Reason: "because %s %n"}, time.Minute)
+		r, _ := e.q.Ask(context.Background(), approval.Request{
+			Kind: approval.KindCommand, Title: "Run", Command: cmd,
+			Folder: "/w/task", AgentID: "a1", Reason: "because %s %n",
+		}, time.Minute)
 		out <- r
 	}()
 	var id string
@@ -278,8 +280,10 @@ func TestPendingAtStartIsShown(t *testing.T) {
 	}()
 	testkit.Eventually(t, 5*time.Second, "a pending request", func() bool { ps, _ := q.Pending(ctx); return len(ps) == 1 })
 	desk := &fakeDesk{notified: map[string]string{}}
-	a := newAttention(attentionOptions{Approvals: q, Runs: bus.New[store.Run](0), Popups: desk, Notify: desk,
-		Resolve: func(context.Context, string, bool) error { return nil }})
+	a := newAttention(attentionOptions{
+		Approvals: q, Runs: bus.New[store.Run](0), Popups: desk, Notify: desk,
+		Resolve: func(context.Context, string, bool) error { return nil },
+	})
 	a.start(ctx)
 	testkit.Eventually(t, 5*time.Second, "its popup", func() bool { return desk.screen() != "" })
 	if p := desk.shown[0]; p.Program != "delete_path" || p.Heading != "Allow the tool delete_path?" {

@@ -45,7 +45,8 @@ type notifyServer struct {
 }
 
 func (s *notifyServer) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
-	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	hints map[string]dbus.Variant, timeout int32,
+) (uint32, *dbus.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := replaces

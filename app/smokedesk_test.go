@@ -38,7 +38,8 @@ type notifications struct {
 }
 
 func (n *notifications) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
-	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	hints map[string]dbus.Variant, timeout int32,
+) (uint32, *dbus.Error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.next++
@@ -123,8 +124,11 @@ func gitRepo(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# repo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."},
-		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"}} {
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "."},
+		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"},
+	} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
@@ -156,19 +160,25 @@ func testApprovals(t *testing.T, bin string) {
 	}
 
 	var agent struct{ Agent struct{ ID string } }
-	cfg := map[string]any{"primaryProvider": "anthropic", "primaryModel": "claude-haiku-4-5", "envVar": "ANTHROPIC_API_KEY",
-		"tools": map[string]any{"memory": false, "tools": false, "tasks": false, "teamchat": false, "shell": true}, "maxTurns": 6}
+	cfg := map[string]any{
+		"primaryProvider": "anthropic", "primaryModel": "claude-haiku-4-5", "envVar": "ANTHROPIC_API_KEY",
+		"tools": map[string]any{"memory": false, "tools": false, "tasks": false, "teamchat": false, "shell": true}, "maxTurns": 6,
+	}
 	if code := apiCall(t, "POST", base+"/api/agents", map[string]any{"name": "Greeter", "runtime": "clawboo-native", "config": cfg}, &agent); code != http.StatusCreated {
 		t.Fatalf("create agent: %d", code)
 	}
 	var task struct{ Task struct{ ID string } }
-	if code := apiCall(t, "POST", base+"/api/board", map[string]any{"title": "Say hi", "kind": "code", "status": "todo",
-		"repoPath": gitRepo(t)}, &task); code != http.StatusCreated {
+	if code := apiCall(t, "POST", base+"/api/board", map[string]any{
+		"title": "Say hi", "kind": "code", "status": "todo",
+		"repoPath": gitRepo(t),
+	}, &task); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)
 	}
 	var started struct{ RunID string }
-	if code := apiCall(t, "POST", base+"/api/runtimes/clawboo-native/run", map[string]any{"taskId": task.Task.ID,
-		"assigneeAgentId": agent.Agent.ID, "wait": false}, &started); code != http.StatusAccepted {
+	if code := apiCall(t, "POST", base+"/api/runtimes/clawboo-native/run", map[string]any{
+		"taskId":          task.Task.ID,
+		"assigneeAgentId": agent.Agent.ID, "wait": false,
+	}, &started); code != http.StatusAccepted {
 		t.Fatalf("start: %d %+v", code, started)
 	}
 

@@ -153,9 +153,11 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
-	b := &Backend{Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
+	b := &Backend{
+		Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
 		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home}),
-		door: &dispatch.Door{Registry: reg, Store: st, Log: log.With("part", "dispatch")}}
+		door: &dispatch.Door{Registry: reg, Store: st, Log: log.With("part", "dispatch")},
+	}
 	if opts, err = b.withOllama(ctx, opts); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("read the Ollama setting: %w", err)

@@ -80,15 +80,19 @@ func newClaudeRigWith(t *testing.T, ctx context.Context, prep func(user string))
 	if err != nil {
 		t.Fatal(err)
 	}
-	environ := []string{"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"),
+	environ := []string{
+		"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"),
 		"ANTHROPIC_BASE_URL=" + fsrv.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_MAX_RETRIES=0"}
+		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_MAX_RETRIES=0",
+	}
 	if prep != nil {
 		prep(user)
 	}
 	logs := &testkit.SyncBuffer{}
-	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
-		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	b, err := New(ctx, Options{
+		Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
+		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,13 +159,17 @@ func TestClaudeBoardTask(t *testing.T) {
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
 	mustTeam(t, rg.b, "team-cc")
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the claude note", "teamId": "team-cc",
-		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Write the claude note", "teamId": "team-cc",
+		"repoPath": repo, "kind": "code", "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)
 	}
 	parent := created.Task
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Follow up", "teamId": "team-cc",
-		"parentTaskId": parent.ID, "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Follow up", "teamId": "team-cc",
+		"parentTaskId": parent.ID, "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create subtask: %d", code)
 	}
 	child := created.Task
@@ -169,11 +177,15 @@ func TestClaudeBoardTask(t *testing.T) {
 	// The command also records the environment a runtime's own children
 	// get: the API token must never be in it.
 	envDump := filepath.Join(t.TempDir(), "claude-child.env")
-	rg.fake.SetRules(fakeanthropic.Rule{Match: "Write the claude note", Tool: "^Bash$", TextBefore: "Writing the note.",
+	rg.fake.SetRules(fakeanthropic.Rule{
+		Match: "Write the claude note", Tool: "^Bash$", TextBefore: "Writing the note.",
 		Input: map[string]any{"command": "mkdir -p notes && printf 'written by claude\\n' > notes/claude.md && env > '" + envDump + "'", "description": "write the note"},
-		Then: &fakeanthropic.Rule{Tool: "^mcp__clawboo-tasks__claim_task$",
+		Then: &fakeanthropic.Rule{
+			Tool:      "^mcp__clawboo-tasks__claim_task$",
 			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agent.ID},
-			AfterTool: "done: {result}"}})
+			AfterTool: "done: {result}",
+		},
+	})
 
 	var res taskRunResult
 	code := e2eDo(t, h, "POST", "/api/runtimes/claude-code/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
@@ -294,8 +306,10 @@ func TestClaudeSteerAndAbortThroughTheAPI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	rg := newClaudeRig(t, ctx)
-	rg.fake.SetRules(fakeanthropic.Rule{Match: "sleepy", Tool: "^Bash$", TextBefore: "Sleeping.",
-		Input: map[string]any{"command": "sleep 67.3", "description": "sleep"}, AfterTool: "slept"})
+	rg.fake.SetRules(fakeanthropic.Rule{
+		Match: "sleepy", Tool: "^Bash$", TextBefore: "Sleeping.",
+		Input: map[string]any{"command": "sleep 67.3", "description": "sleep"}, AfterTool: "slept",
+	})
 	name, rt := "Claude sleeper", "claude-code"
 	agent, err := rg.b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
 	if err != nil {

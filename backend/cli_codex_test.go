@@ -106,16 +106,20 @@ func newCodexEnv(t *testing.T, ctx context.Context) *codexEnv {
 
 	home, userCodex := t.TempDir(), t.TempDir()
 	codexUser(t, bin, userCodex, fsrv.URL)
-	env := map[string]string{"HOME": home, config.EnvVault: "file", "CODEX_HOME": userCodex,
-		"PATH": filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	env := map[string]string{
+		"HOME": home, config.EnvVault: "file", "CODEX_HOME": userCodex,
+		"PATH": filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
 	getenv := func(k string) string { return env[k] }
 	cfg, err := config.Load(home, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &testkit.SyncBuffer{}
-	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} }})
+	b, err := New(ctx, Options{
+		Config: cfg, Getenv: getenv, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,22 +155,30 @@ func TestCodexBoardTask(t *testing.T) {
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
 	mustTeam(t, e.b, "team-cx")
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the codex note", "teamId": "team-cx",
-		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Write the codex note", "teamId": "team-cx",
+		"repoPath": repo, "kind": "code", "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)
 	}
 	parent := created.Task
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Follow up", "teamId": "team-cx",
-		"parentTaskId": parent.ID, "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Follow up", "teamId": "team-cx",
+		"parentTaskId": parent.ID, "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create subtask: %d", code)
 	}
 	child := created.Task
 
 	fake.SetRules(fakeresponses.Rule{Match: "Write the codex note", Steps: []fakeresponses.Step{
-		{Text: "Writing the note.", Call: &fakeresponses.Call{Tool: "^exec_command$",
-			Args: `{"cmd":"mkdir -p notes && printf 'written by codex\\n' > notes/codex.md"}`}},
-		{Call: &fakeresponses.Call{Tool: `clawboo.tasks/claim_task$`,
-			Args: fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, child.ID, agent.ID)}},
+		{Text: "Writing the note.", Call: &fakeresponses.Call{
+			Tool: "^exec_command$",
+			Args: `{"cmd":"mkdir -p notes && printf 'written by codex\\n' > notes/codex.md"}`,
+		}},
+		{Call: &fakeresponses.Call{
+			Tool: `clawboo.tasks/claim_task$`,
+			Args: fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, child.ID, agent.ID),
+		}},
 		{Text: "done: {result}"},
 	}})
 
@@ -255,8 +267,10 @@ func TestCodexConversationResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(msg string) store.Run {
-		h, err := e.b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: "codex", AgentID: agent.ID, Message: msg,
-			SessionKey: "agent:" + agent.ID + ":chat"})
+		h, err := e.b.Supervisor.Start(ctx, supervisor.StartParams{
+			RuntimeID: "codex", AgentID: agent.ID, Message: msg,
+			SessionKey: "agent:" + agent.ID + ":chat",
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

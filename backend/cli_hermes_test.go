@@ -62,8 +62,10 @@ func newHermesE2E(t *testing.T) *hermesE2E {
 	t.Helper()
 	bin := buildFakeHermes(t)
 	home := t.TempDir()
-	env := map[string]string{"HOME": home, config.EnvVault: "file", "PATH": bin + ":" + os.Getenv("PATH"),
-		"OPENROUTER_API_KEY": hermesSentinel}
+	env := map[string]string{
+		"HOME": home, config.EnvVault: "file", "PATH": bin + ":" + os.Getenv("PATH"),
+		"OPENROUTER_API_KEY": hermesSentinel,
+	}
 	getenv := func(k string) string { return env[k] }
 	environ := func() []string {
 		return []string{"HOME=" + home, "PATH=" + env["PATH"], "ANTHROPIC_API_KEY=" + hermesAmbient}
@@ -73,8 +75,10 @@ func newHermesE2E(t *testing.T) *hermesE2E {
 		t.Fatal(err)
 	}
 	e := &hermesE2E{cfg: cfg, logs: &testkit.SyncBuffer{}}
-	e.b, err = New(context.Background(), Options{Config: cfg, Getenv: getenv, Environ: environ,
-		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	e.b, err = New(context.Background(), Options{
+		Config: cfg, Getenv: getenv, Environ: environ,
+		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +148,10 @@ func TestHermesE2EBoardTask(t *testing.T) {
 	var created struct{ Task board.Task }
 	desc := "Write the plan.\n!write notes/plan.md # Plan\\n\\n1. Read the repo.\\n\n!env\n!mcp\n!reply plan written"
 	mustTeam(t, e.b, "team-h")
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the plan", "teamId": "team-h",
-		"repoPath": repo, "kind": "code", "status": "todo", "description": desc}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Write the plan", "teamId": "team-h",
+		"repoPath": repo, "kind": "code", "status": "todo", "description": desc,
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d %+v", code, created)
 	}
 	task := created.Task
@@ -295,8 +301,10 @@ func TestHermesE2ESteerAndAbort(t *testing.T) {
 		var started struct {
 			RunID string `json:"runId"`
 		}
-		if code := e2eDo(t, e.h, "POST", "/api/runtimes/hermes/run", map[string]any{"message": msg, "agentId": agent.ID,
-			"wait": false}, &started); code != http.StatusAccepted || started.RunID == "" {
+		if code := e2eDo(t, e.h, "POST", "/api/runtimes/hermes/run", map[string]any{
+			"message": msg, "agentId": agent.ID,
+			"wait": false,
+		}, &started); code != http.StatusAccepted || started.RunID == "" {
 			t.Fatalf("start: %d %+v", code, started)
 		}
 		return started.RunID

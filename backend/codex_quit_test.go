@@ -33,7 +33,8 @@ func TestCodexQuitMidRunLeavesNothingBehind(t *testing.T) {
 	defer cancel()
 	b, fake := quitCodexBackend(t, ctx)
 	fake.SetRules(fakeresponses.Rule{Match: "stall", Steps: []fakeresponses.Step{
-		{Text: "Working on it", Delay: 10 * time.Minute}}}) // "Working ", then a stall
+		{Text: "Working on it", Delay: 10 * time.Minute},
+	}}) // "Working ", then a stall
 	h, err := b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: "codex", Message: "stall mid-turn"})
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,10 @@ func TestCriticThroughTheBackend(t *testing.T) {
 	mission := created.Task
 	child := func(title string) board.Task {
 		desc := "Write hello.txt.\n!critic {\"findings\":[{\"severity\":\"missing_ac\",\"note\":\"hello.txt is empty\"}]}\n!critic {\"findings\":[]}\n"
-		if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": title, "parentTaskId": mission.ID, "description": desc,
-			"verifyCommand": "test -f hello.txt"}, &created); code != http.StatusCreated {
+		if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+			"title": title, "parentTaskId": mission.ID, "description": desc,
+			"verifyCommand": "test -f hello.txt",
+		}, &created); code != http.StatusCreated {
 			t.Fatalf("create child: %d", code)
 		}
 		return created.Task

@@ -14,8 +14,10 @@ import (
 // governor at the door (the dispatch door's Gate).
 func (b *Backend) openQuota(ctx context.Context, clock func() time.Time) error {
 	b.quotaEvents = bus.New[quota.Event](0)
-	q, err := quota.New(ctx, quota.Options{Store: b.Store, Events: b.quotaEvents, Log: b.log.With("part", "quota"),
-		Name: b.door.RuntimeName, Now: clock})
+	q, err := quota.New(ctx, quota.Options{
+		Store: b.Store, Events: b.quotaEvents, Log: b.log.With("part", "quota"),
+		Name: b.door.RuntimeName, Now: clock,
+	})
 	if err != nil {
 		return err
 	}
@@ -46,6 +48,8 @@ func (b *Backend) openRoutines() {
 		limit = config.DefaultRoutineOpenClawLimit
 	}
 	b.door.SetOpenClawTimeout(limit)
-	b.Routines = routines.New(routines.Options{Store: b.Store, Firer: b.door.Firer(),
-		Log: b.log.With("part", "routines")})
+	b.Routines = routines.New(routines.Options{
+		Store: b.Store, Firer: b.door.Firer(),
+		Log: b.log.With("part", "routines"),
+	})
 }

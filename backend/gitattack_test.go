@@ -38,8 +38,10 @@ func attackTask(t *testing.T, h http.Handler) (board.Task, string) {
 	t.Helper()
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Edit the repo", "repoPath": repo,
-		"kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Edit the repo", "repoPath": repo,
+		"kind": "code", "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d %+v", code, created)
 	}
 	return created.Task, repo

@@ -25,8 +25,10 @@ func TestTeamMergeWhenGreenThroughTheBackend(t *testing.T) {
 	repo := e2eRepo(t)
 	run := func(title, file string) board.Task {
 		var created struct{ Task board.Task }
-		if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": title, "teamId": "team-green", "repoPath": repo,
-			"verifyCommand": "test -f " + file}, &created); code != http.StatusCreated {
+		if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+			"title": title, "teamId": "team-green", "repoPath": repo,
+			"verifyCommand": "test -f " + file,
+		}, &created); code != http.StatusCreated {
 			t.Fatalf("create: %d", code)
 		}
 		hd, err := b.Supervisor.Start(context.Background(), supervisor.StartParams{RuntimeID: executor.Mock, TaskID: created.Task.ID, Message: "!write " + file + " hi"})

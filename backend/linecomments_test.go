@@ -31,8 +31,10 @@ func TestLineCommentsSendBack(t *testing.T) {
 	h := authed(b)
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Say hello", "description": "!write hello.txt hi",
-		"repoPath": repo, "kind": "code"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Say hello", "description": "!write hello.txt hi",
+		"repoPath": repo, "kind": "code",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create: %d %+v", code, created)
 	}
 	id := created.Task.ID
@@ -189,8 +191,10 @@ func TestLineCommentsSendBackWhileRunning(t *testing.T) {
 	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"})
 	h := authed(b)
 	var created struct{ Task board.Task }
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Slow", "description": "!write a.txt x\n!silent 2000",
-		"repoPath": e2eRepo(t), "kind": "code"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Slow", "description": "!write a.txt x\n!silent 2000",
+		"repoPath": e2eRepo(t), "kind": "code",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
 	}
 	id := created.Task.ID

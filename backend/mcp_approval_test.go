@@ -134,8 +134,10 @@ func TestExternalServersNeverGetProviderKeys(t *testing.T) {
 		if err := stdio.Validate(); !errors.Is(err, toolbroker.ErrInvalidServer) {
 			t.Errorf("%s may be listed for a stdio server: %v", name, err)
 		}
-		web := toolbroker.ServerConfig{Name: "x", Transport: toolbroker.TransportHTTP, URL: "https://x.example/mcp",
-			Headers: map[string]string{"Authorization": "Bearer ${" + name + "}"}}
+		web := toolbroker.ServerConfig{
+			Name: "x", Transport: toolbroker.TransportHTTP, URL: "https://x.example/mcp",
+			Headers: map[string]string{"Authorization": "Bearer ${" + name + "}"},
+		}
 		if err := web.Validate(); !errors.Is(err, toolbroker.ErrInvalidServer) {
 			t.Errorf("%s may be referenced in a header: %v", name, err)
 		}

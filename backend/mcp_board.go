@@ -32,8 +32,10 @@ func taskRecord(t board.Task) mcp.TaskRecord {
 		}
 		return *p
 	}
-	return mcp.TaskRecord{ID: t.ID, TeamID: deref(t.TeamID), ParentID: deref(t.ParentID), Status: string(t.Status),
-		AssigneeAgentID: deref(t.AssigneeAgentID), View: t}
+	return mcp.TaskRecord{
+		ID: t.ID, TeamID: deref(t.TeamID), ParentID: deref(t.ParentID), Status: string(t.Status),
+		AssigneeAgentID: deref(t.AssigneeAgentID), View: t,
+	}
 }
 
 // boardErr translates a board refusal; other errors pass through.
@@ -87,8 +89,10 @@ func (m mcpBoard) Comments(ctx context.Context, id string) (any, error) {
 }
 
 func (m mcpBoard) Create(ctx context.Context, n mcp.NewTask) (mcp.TaskRecord, error) {
-	return m.record(m.b.Create(ctx, board.NewTask{Title: n.Title, Description: n.Description, Status: board.Status(n.Status),
-		Priority: n.Priority, TeamID: n.TeamID, ParentID: n.ParentID, AssigneeRuntime: n.AssigneeRuntime}))
+	return m.record(m.b.Create(ctx, board.NewTask{
+		Title: n.Title, Description: n.Description, Status: board.Status(n.Status),
+		Priority: n.Priority, TeamID: n.TeamID, ParentID: n.ParentID, AssigneeRuntime: n.AssigneeRuntime,
+	}))
 }
 
 // Claim claims by hand: no run holds the task, so the agent moves it on
@@ -111,9 +115,11 @@ func (m mcpBoard) SetStatus(ctx context.Context, id, status string) (mcp.TaskRec
 	s := board.Status(status)
 	if s == board.Done {
 		if w, err := m.b.Worktree(ctx, id); err == nil && w.Status != "archived" {
-			return mcp.TaskRecord{}, &mcp.BoardError{Code: "needs_merge",
+			return mcp.TaskRecord{}, &mcp.BoardError{
+				Code: "needs_merge",
 				Msg:  fmt.Sprintf("task '%s' has changes on branch %s waiting to be merged: a person merges them or closes the task", id, w.Branch),
-				Hint: "move it to in_review for the person to review and merge"}
+				Hint: "move it to in_review for the person to review and merge",
+			}
 		}
 	}
 	t, err := m.b.Update(ctx, id, board.Patch{Status: &s})

@@ -151,8 +151,10 @@ func TestMCPDoneIsRefusedWhileWorkWaitsToBeMerged(t *testing.T) {
 	task := taskOf(t, alice.ok(t, "create_task", map[string]any{"title": "Add NOTES.md"})["task"])
 	alice.ok(t, "claim_task", map[string]any{"taskId": task.ID, "assigneeRuntime": "codex"})
 	ctx := context.Background()
-	if err := f.board.SetWorktree(ctx, board.Worktree{TaskID: task.ID, RepoPath: "/r", Path: "/w/" + task.ID,
-		Branch: "clawboo/task-" + task.ID, BaseCommit: strings.Repeat("a", 40), Status: "active"}); err != nil {
+	if err := f.board.SetWorktree(ctx, board.Worktree{
+		TaskID: task.ID, RepoPath: "/r", Path: "/w/" + task.ID,
+		Branch: "clawboo/task-" + task.ID, BaseCommit: strings.Repeat("a", 40), Status: "active",
+	}); err != nil {
 		t.Fatal(err)
 	}
 	alice.refused(t, "update_task_status", map[string]any{"taskId": task.ID, "status": "done"}, "needs_merge", "waiting to be merged")

@@ -37,8 +37,10 @@ func newTasksFixture(t *testing.T, now func() time.Time) *tasksFixture {
 		t.Fatal(err)
 	}
 	b := board.New(board.Options{Store: st})
-	h, err := mcp.New(mcp.Options{Token: tasksTestToken, BindingKey: []byte("tasks-test-binding-key-0123456789"),
-		Store: st, Board: newMCPBoard(b), Now: now})
+	h, err := mcp.New(mcp.Options{
+		Token: tasksTestToken, BindingKey: []byte("tasks-test-binding-key-0123456789"),
+		Store: st, Board: newMCPBoard(b), Now: now,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +176,10 @@ func TestMCPTaskStatusesAreTheBoards(t *testing.T) {
 func TestMCPTasksEveryTool(t *testing.T) {
 	f := newTasksFixture(t, nil)
 	alice := f.session(t, mcp.Binding{TeamID: "team-a", AgentID: "alice"})
-	root := taskOf(t, alice.ok(t, "create_task", map[string]any{"title": "Mission", "description": "the goal",
-		"priority": 5, "assigneeRuntime": "codex"})["task"])
+	root := taskOf(t, alice.ok(t, "create_task", map[string]any{
+		"title": "Mission", "description": "the goal",
+		"priority": 5, "assigneeRuntime": "codex",
+	})["task"])
 	if *root.TeamID != "team-a" || root.Priority != 5 || *root.AssigneeRuntime != "codex" || root.Status != board.Todo {
 		t.Fatalf("%+v", root)
 	}

@@ -70,16 +70,22 @@ func TestClaudeRunToken(t *testing.T) {
 		t.Fatalf("create task: %d", code)
 	}
 	foreign := created.Task
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Probe the run token", "teamId": "team-cc",
-		"repoPath": e2eRepo(t), "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Probe the run token", "teamId": "team-cc",
+		"repoPath": e2eRepo(t), "kind": "code", "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)
 	}
 	task := created.Task
 	gate := filepath.Join(t.TempDir(), "open")
-	rg.fake.SetRules(fakeanthropic.Rule{Match: "Probe the run token", Tool: "^mcp__clawboo-tasks__list_tasks$",
+	rg.fake.SetRules(fakeanthropic.Rule{
+		Match: "Probe the run token", Tool: "^mcp__clawboo-tasks__list_tasks$",
 		Input: map[string]any{}, TextBefore: "Listing.",
-		Then: &fakeanthropic.Rule{Tool: "^Bash$", AfterTool: "done: {result}", Input: map[string]any{"description": "wait",
-			"command": "for i in $(seq 1 1200); do [ -e '" + gate + "' ] && break; sleep 0.1; done; echo gate-open"}}})
+		Then: &fakeanthropic.Rule{Tool: "^Bash$", AfterTool: "done: {result}", Input: map[string]any{
+			"description": "wait",
+			"command":     "for i in $(seq 1 1200); do [ -e '" + gate + "' ] && break; sleep 0.1; done; echo gate-open",
+		}},
+	})
 
 	type answer struct {
 		code int

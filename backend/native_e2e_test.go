@@ -34,7 +34,8 @@ func e2eRepo(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"}, {"add", "."},
+		{"init", "-q", "-b", "main"},
+		{"add", "."},
 		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"},
 	} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
@@ -124,13 +125,17 @@ func TestNativeE2EBoardTask(t *testing.T) {
 	repo := e2eRepo(t)
 	var created struct{ Task board.Task }
 	mustTeam(t, b, "team-e2e")
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Write the plan", "teamId": "team-e2e",
-		"repoPath": repo, "kind": "code", "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Write the plan", "teamId": "team-e2e",
+		"repoPath": repo, "kind": "code", "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create parent: %d %+v", code, created)
 	}
 	parent := created.Task
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Follow up on the plan", "teamId": "team-e2e",
-		"parentTaskId": parent.ID, "status": "todo"}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Follow up on the plan", "teamId": "team-e2e",
+		"parentTaskId": parent.ID, "status": "todo",
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create child: %d %+v", code, created)
 	}
 	child := created.Task
@@ -146,10 +151,14 @@ func TestNativeE2EBoardTask(t *testing.T) {
 	claimArgs := fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, child.ID, agent.ID)
 	fake.Push("/v1/messages",
 		use(fakeprovider.Tools(fakeprovider.ToolCall{ID: "toolu_1", Name: "list_files", Args: `{}`}), 1000, 100),
-		use(fakeprovider.Tools(fakeprovider.ToolCall{ID: "toolu_2", Name: "write_file",
-			Args: `{"path":"notes/plan.md","content":"# Plan\n\n1. Read the repo.\n2. Write this plan.\n"}`}), 2000, 200),
-		use(fakeprovider.Tools(fakeprovider.ToolCall{ID: "toolu_3", Name: "memory_save",
-			Args: `{"title":"Plan location","content":"The zebra plan lives in notes/plan.md"}`}), 3000, 300),
+		use(fakeprovider.Tools(fakeprovider.ToolCall{
+			ID: "toolu_2", Name: "write_file",
+			Args: `{"path":"notes/plan.md","content":"# Plan\n\n1. Read the repo.\n2. Write this plan.\n"}`,
+		}), 2000, 200),
+		use(fakeprovider.Tools(fakeprovider.ToolCall{
+			ID: "toolu_3", Name: "memory_save",
+			Args: `{"title":"Plan location","content":"The zebra plan lives in notes/plan.md"}`,
+		}), 3000, 300),
 		use(fakeprovider.Tools(fakeprovider.ToolCall{ID: "toolu_4", Name: "claim_task", Args: claimArgs}), 4000, 400),
 		use(fakeprovider.Text("done"), 5000, 500),
 	)

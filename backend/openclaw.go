@@ -47,8 +47,10 @@ func openOpenClaw(b *Backend, opts Options) executor.Adapter {
 			if b.Approvals == nil {
 				return false, errors.New("no approvals queue")
 			}
-			res, err := b.Approvals.Ask(ctx, approval.Request{Kind: approval.KindCommand, Title: q.Title, Command: q.Command,
-				Folder: q.Folder, Reason: q.Reason, Risk: q.Risk, RunID: q.RunID, AgentID: q.AgentID}, ttl)
+			res, err := b.Approvals.Ask(ctx, approval.Request{
+				Kind: approval.KindCommand, Title: q.Title, Command: q.Command,
+				Folder: q.Folder, Reason: q.Reason, Risk: q.Risk, RunID: q.RunID, AgentID: q.AgentID,
+			}, ttl)
 			return err == nil && res.Allowed(), err
 		},
 		Hub:     func() *mcp.Hub { return b.MCP },
@@ -169,9 +171,11 @@ func (s *openClawService) SubscribeActivity() *bus.Subscription[api.OpenClawActi
 func toAPIActivity(a openclaw.Activity) api.OpenClawActivity { return api.OpenClawActivity(a) }
 
 func toAPIStatus(st openclaw.Status) api.OpenClawStatus {
-	out := api.OpenClawStatus{Connection: api.OpenClawConnection(st.Connection), Settings: api.OpenClawSettings(st.Settings),
+	out := api.OpenClawStatus{
+		Connection: api.OpenClawConnection(st.Connection), Settings: api.OpenClawSettings(st.Settings),
 		Health: st.Health, DefaultAgent: st.DefaultAgent, Agents: make([]api.OpenClawAgent, len(st.Agents)),
-		LiveRuns: st.LiveRuns, Approvals: st.Approvals, MCPServers: st.MCPServers, MCPRegistered: st.MCPRegistered}
+		LiveRuns: st.LiveRuns, Approvals: st.Approvals, MCPServers: st.MCPServers, MCPRegistered: st.MCPRegistered,
+	}
 	for i, a := range st.Agents {
 		out.Agents[i] = api.OpenClawAgent(a)
 	}

@@ -247,7 +247,8 @@ func closeOnce(t *testing.T, b *Backend) {
 // answered; it stops when the test ends.
 func startRealGateway(t *testing.T, node, entry, providerURL string) *gatewaytest.Gateway {
 	t.Helper()
-	g, err := gatewaytest.Start(gatewaytest.Options{Node: node, Entry: entry, ProviderURL: providerURL, ProviderKey: ocKey,
+	g, err := gatewaytest.Start(gatewaytest.Options{
+		Node: node, Entry: entry, ProviderURL: providerURL, ProviderKey: ocKey,
 		Token: ocToken, Ready: func(ctx context.Context, url string) error {
 			id, err := openclaw.LoadIdentity(t.TempDir())
 			if err != nil {
@@ -259,7 +260,8 @@ func startRealGateway(t *testing.T, node, entry, providerURL string) *gatewaytes
 			c.Start()
 			defer c.Close()
 			return c.Request(ctx, "agents.list", nil, nil)
-		}})
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,15 @@ func BenchmarkQuotaGovernedTaskStart(bm *testing.B) {
 	fullAgent, bareAgent := full.agent(bm, "Worker", "clawboo-mock", nil), bare.agent(bm, "Worker", "clawboo-mock", nil)
 	u := 0.5
 	for i := 0; i < quota.MaxWindows-1; i++ {
-		full.b.Quota.Observe(ctx, fmt.Sprintf("rt%d", i%7), executor.QuotaWindow{Window: fmt.Sprintf("w%d", i), Status: "allowed",
-			Utilization: &u, ResetsAt: time.Now().Add(time.Hour).UnixMilli()})
+		full.b.Quota.Observe(ctx, fmt.Sprintf("rt%d", i%7), executor.QuotaWindow{
+			Window: fmt.Sprintf("w%d", i), Status: "allowed",
+			Utilization: &u, ResetsAt: time.Now().Add(time.Hour).UnixMilli(),
+		})
 	}
-	full.b.Quota.Observe(ctx, "clawboo-mock", executor.QuotaWindow{Window: "five_hour", Status: "allowed", Utilization: &u,
-		ResetsAt: time.Now().Add(time.Hour).UnixMilli()})
+	full.b.Quota.Observe(ctx, "clawboo-mock", executor.QuotaWindow{
+		Window: "five_hour", Status: "allowed", Utilization: &u,
+		ResetsAt: time.Now().Add(time.Hour).UnixMilli(),
+	})
 	for i := 0; i < 20; i++ {
 		if _, err := full.b.Quota.SetLimit(ctx, quota.Limit{Scope: "agent", ScopeID: fullAgent.ID, Window: fmt.Sprintf("w%d", i), MaxPercent: 90}); err != nil {
 			bm.Fatal(err)

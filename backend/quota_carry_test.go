@@ -24,13 +24,17 @@ func TestQuotaDeferredRunComesBackWithItsMessage(t *testing.T) {
 		t.Fatalf("put secret: %d %v", code, put)
 	}
 	ag := q.agent(t, "Worker", "clawboo-mock", nil)
-	task, err := q.b.Board.Create(ctx, board.NewTask{Title: "Charge a card", Description: "!ok charged", Kind: board.Research,
-		AssigneeAgentID: ag.ID, Secrets: []string{"PAY_KEY"}})
+	task, err := q.b.Board.Create(ctx, board.NewTask{
+		Title: "Charge a card", Description: "!ok charged", Kind: board.Research,
+		AssigneeAgentID: ag.ID, Secrets: []string{"PAY_KEY"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.b.Quota.Observe(ctx, "clawboo-mock", executor.QuotaWindow{Window: "five_hour", Status: "rejected",
-		ResetsAt: q.clock().Add(time.Hour).UnixMilli()})
+	q.b.Quota.Observe(ctx, "clawboo-mock", executor.QuotaWindow{
+		Window: "five_hour", Status: "rejected",
+		ResetsAt: q.clock().Add(time.Hour).UnixMilli(),
+	})
 	comments := "Line comments:\nmain.go:3 read the key from PAY_KEY, not " + sentinel
 	var refused struct{ Reason string }
 	if code := e2eDo(t, q.h, "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"taskId": task.ID, "message": comments}, &refused); code != http.StatusUnprocessableEntity || refused.Reason != "quota" {

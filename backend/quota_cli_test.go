@@ -76,8 +76,10 @@ func TestClaudeRateLimitEventLandsInTheLedger(t *testing.T) {
 	defer cancel()
 	rg := newClaudeLoginRig(t, ctx)
 	reset := time.Now().Add(90 * time.Minute).Unix()
-	rg.fake.SetUnified(&fakeanthropic.Unified{Status: "allowed_warning", Reset: reset, Claim: "five_hour",
-		Windows: []fakeanthropic.UnifiedWindow{{Abbrev: "5h", Utilization: 0.93, Reset: reset, SurpassedThreshold: 0.9}}})
+	rg.fake.SetUnified(&fakeanthropic.Unified{
+		Status: "allowed_warning", Reset: reset, Claim: "five_hour",
+		Windows: []fakeanthropic.UnifiedWindow{{Abbrev: "5h", Utilization: 0.93, Reset: reset, SurpassedThreshold: 0.9}},
+	})
 	rg.fake.SetRules(fakeanthropic.Rule{Match: "hello", Text: "Hello, person."})
 	h, err := rg.b.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: "claude-code", Message: "hello"})
 	if err != nil {

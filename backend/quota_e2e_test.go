@@ -44,8 +44,10 @@ func newQuotaRig(t testing.TB) *quotaRig {
 		t.Fatal(err)
 	}
 	q := &quotaRig{now: time.Now()}
-	b, err := New(context.Background(), Options{Config: cfg, Getenv: getenv, QuotaClock: q.clock,
-		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} }})
+	b, err := New(context.Background(), Options{
+		Config: cfg, Getenv: getenv, QuotaClock: q.clock,
+		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +181,10 @@ func TestQuotaRoutesToTheAgentsFallbackRuntime(t *testing.T) {
 	q := newQuotaRig(t)
 	mock := "clawboo-mock"
 	ag := q.agent(t, "Coder", "claude-code", &mock)
-	q.b.Quota.Observe(context.Background(), "claude-code", executor.QuotaWindow{Window: "five_hour", Status: "rejected",
-		ResetsAt: q.clock().Add(time.Hour).UnixMilli()})
+	q.b.Quota.Observe(context.Background(), "claude-code", executor.QuotaWindow{
+		Window: "five_hour", Status: "rejected",
+		ResetsAt: q.clock().Add(time.Hour).UnixMilli(),
+	})
 	task := q.task(t, "Read the logs", "!ok read", ag.ID)
 	var res runAnswer
 	code := e2eDo(t, q.h, "POST", "/api/runtimes/claude-code/run", map[string]any{"taskId": task.ID}, &res)
@@ -253,8 +257,10 @@ func TestQuotaPausesATaskMidRunAndResumesItsSession(t *testing.T) {
 func TestQuotaDefersATeamTurnAndTakesItAtTheReset(t *testing.T) {
 	rg := newTeamRig(t)
 	const key = "sk-ant-api03-SENTINEL-quota-6c2e9a1d7f"
-	rg.b.Quota.Observe(context.Background(), "clawboo-mock", executor.QuotaWindow{Window: "five_hour", Status: "rejected",
-		ResetsAt: time.Now().Add(1500 * time.Millisecond).UnixMilli()})
+	rg.b.Quota.Observe(context.Background(), "clawboo-mock", executor.QuotaWindow{
+		Window: "five_hour", Status: "rejected",
+		ResetsAt: time.Now().Add(1500 * time.Millisecond).UnixMilli(),
+	})
 	var refused struct{ Reason, Error string }
 	code := e2eDo(t, rg.h, "POST", "/api/teams/"+rg.team.ID+"/chat", map[string]any{"message": "!ok on it\nuse " + key}, &refused)
 	if code != http.StatusUnprocessableEntity || refused.Reason != "quota" || !strings.Contains(refused.Error, "five-hour window rejected") {

@@ -37,8 +37,10 @@ func TestQuotaFallbackToOpenClawWaitsWhileItsGatewayIsAway(t *testing.T) {
 	q := newQuotaRig(t)
 	oc := "openclaw"
 	ag := q.agent(t, "Coder", "clawboo-mock", &oc)
-	q.b.Quota.Observe(context.Background(), "clawboo-mock", executor.QuotaWindow{Window: "five_hour", Status: "rejected",
-		ResetsAt: q.clock().Add(time.Hour).UnixMilli()})
+	q.b.Quota.Observe(context.Background(), "clawboo-mock", executor.QuotaWindow{
+		Window: "five_hour", Status: "rejected",
+		ResetsAt: q.clock().Add(time.Hour).UnixMilli(),
+	})
 	task := q.task(t, "Read the logs", "!ok read", ag.ID)
 	var res runAnswer
 	code := e2eDo(t, q.h, "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"taskId": task.ID}, &res)

@@ -84,8 +84,10 @@ func TestEveryRouteChecksItsRepository(t *testing.T) {
 		t.Fatalf("create a task on a real repository: %d", code)
 	}
 	var sched struct{ Schedule routines.Schedule }
-	if code := e2eDo(t, h, "POST", "/api/schedules", map[string]any{"agentId": ag.ID, "spec": "0 2 * * *",
-		"template": map[string]any{"title": "Existing", "repoPath": good}}, &sched); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/schedules", map[string]any{
+		"agentId": ag.ID, "spec": "0 2 * * *",
+		"template": map[string]any{"title": "Existing", "repoPath": good},
+	}, &sched); code != http.StatusCreated {
 		t.Fatalf("create a schedule on a real repository: %d", code)
 	}
 
@@ -162,8 +164,10 @@ func TestRoutineRepositoryDefaultsToItsTeams(t *testing.T) {
 		t.Fatalf("create team: %d", code)
 	}
 	var out struct{ Schedule routines.Schedule }
-	if code := e2eDo(t, rg.h, "POST", "/api/schedules", map[string]any{"agentId": rg.agent.ID, "teamId": team.Team.ID, "spec": "0 2 * * *",
-		"template": map[string]any{"title": "Nightly notes", "description": "!ok noted", "kind": "research"}}, &out); code != http.StatusCreated {
+	if code := e2eDo(t, rg.h, "POST", "/api/schedules", map[string]any{
+		"agentId": rg.agent.ID, "teamId": team.Team.ID, "spec": "0 2 * * *",
+		"template": map[string]any{"title": "Nightly notes", "description": "!ok noted", "kind": "research"},
+	}, &out); code != http.StatusCreated {
 		t.Fatalf("create schedule: %d", code)
 	}
 	if code := e2eDo(t, rg.h, "PATCH", "/api/teams/"+team.Team.ID, map[string]any{"repoPath": second}, nil); code != http.StatusOK {

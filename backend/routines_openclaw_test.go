@@ -110,11 +110,13 @@ func TestRoutineOpenClawOnTheRealGateway(t *testing.T) {
 	var added struct {
 		ID string `json:"id"`
 	}
-	if err := c.Request(ctx, "cron.add", map[string]any{"name": "Weekday digest", "agentId": "main",
+	if err := c.Request(ctx, "cron.add", map[string]any{
+		"name": "Weekday digest", "agentId": "main",
 		"description":   "Sum up the week's pull requests",
 		"schedule":      map[string]any{"kind": "cron", "expr": "0 9 * * 1-5", "tz": "Europe/Berlin"},
 		"sessionTarget": "isolated", "wakeMode": "now", "delivery": map[string]any{"mode": "none"},
-		"payload": map[string]any{"kind": "agentTurn", "message": "Summarise the open pull requests."}}, &added); err != nil || added.ID == "" {
+		"payload": map[string]any{"kind": "agentTurn", "message": "Summarise the open pull requests."},
+	}, &added); err != nil || added.ID == "" {
 		t.Fatalf("cron.add: %v (%q)", err, added.ID)
 	}
 	var list struct {
@@ -156,8 +158,10 @@ func TestRoutineOpenClawOnTheRealGateway(t *testing.T) {
 	}
 
 	// No key or token in a schedule, its listing or a fire.
-	for _, p := range []string{"/api/schedules", "/api/schedules/" + sc.ID + "/fires", "/api/schedules/" + refused.ID + "/fires",
-		"/api/schedules/" + stalled.ID + "/fires", "/api/schedules/" + refused.ID} {
+	for _, p := range []string{
+		"/api/schedules", "/api/schedules/" + sc.ID + "/fires", "/api/schedules/" + refused.ID + "/fires",
+		"/api/schedules/" + stalled.ID + "/fires", "/api/schedules/" + refused.ID,
+	} {
 		_, body := routineGet(t, h, p, nil)
 		for _, s := range []string{ocKey, ocToken} {
 			if strings.Contains(body, s) {

@@ -41,8 +41,10 @@ func TestRoutineTwoBackendsOnOneHomeFireEachDueTimeOnce(t *testing.T) {
 	due := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
 	var ids []string
 	for i := 0; i < 12; i++ {
-		sc, err := a.Routines.Create(ctx, routines.NewSchedule{AgentID: ag.ID, Spec: "once@" + due.Format(time.RFC3339),
-			Template: routines.Template{Title: "!ok nightly done", Kind: "research"}})
+		sc, err := a.Routines.Create(ctx, routines.NewSchedule{
+			AgentID: ag.ID, Spec: "once@" + due.Format(time.RFC3339),
+			Template: routines.Template{Title: "!ok nightly done", Kind: "research"},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,10 @@ import (
 // pressed Stop since (before: it started by itself after Stop all).
 func TestStopAllDropsATurnTheQuotaHeld(t *testing.T) {
 	rg := newTeamRig(t)
-	rg.b.Quota.Observe(context.Background(), "clawboo-mock", executor.QuotaWindow{Window: "five_hour", Status: "rejected",
-		ResetsAt: time.Now().Add(1500 * time.Millisecond).UnixMilli()})
+	rg.b.Quota.Observe(context.Background(), "clawboo-mock", executor.QuotaWindow{
+		Window: "five_hour", Status: "rejected",
+		ResetsAt: time.Now().Add(1500 * time.Millisecond).UnixMilli(),
+	})
 	var refused struct{ Reason string }
 	if code := e2eDo(t, rg.h, "POST", "/api/teams/"+rg.team.ID+"/chat", map[string]any{"message": "!ok on it"}, &refused); code != http.StatusUnprocessableEntity || refused.Reason != "quota" {
 		t.Fatalf("the turn is deferred: %d %+v", code, refused)

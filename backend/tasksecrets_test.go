@@ -89,8 +89,10 @@ func TestTaskSecretsComeFromTheVaultByName(t *testing.T) {
 	}
 	verify := check + ` && echo "verify sees $STRIPE_TEST_KEY"`
 	var created struct{ Task board.Task }
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Charge a test card", "repoPath": repo, "kind": "code",
-		"verifyCommand": verify, "secrets": []string{"STRIPE_TEST_KEY"}}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Charge a test card", "repoPath": repo, "kind": "code",
+		"verifyCommand": verify, "secrets": []string{"STRIPE_TEST_KEY"},
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create: %d %+v", code, created)
 	}
 	if strings.Join(created.Task.Secrets, ",") != "STRIPE_TEST_KEY" {
@@ -145,8 +147,10 @@ func TestTaskSecretsComeFromTheVaultByName(t *testing.T) {
 	// A secret deleted after the task named it fails the next run before
 	// the runtime starts, saying which one.
 	var again struct{ Task board.Task }
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{"title": "Refund", "repoPath": repo, "kind": "code",
-		"secrets": []string{"STRIPE_TEST_KEY"}}, &again); code != http.StatusCreated {
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Refund", "repoPath": repo, "kind": "code",
+		"secrets": []string{"STRIPE_TEST_KEY"},
+	}, &again); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
 	}
 	if code := e2eDo(t, h, "DELETE", "/api/secrets/STRIPE_TEST_KEY", nil, nil); code != http.StatusNoContent {

@@ -45,8 +45,10 @@ type mixedRig struct {
 func newMixedRig(t *testing.T, ctx context.Context) *mixedRig {
 	t.Helper()
 	claudeBin, codexBin := testCLIBin(t, "claude"), testCLIBin(t, "codex")
-	rg := &mixedRig{native: fakeprovider.New(), claude: fakeanthropic.New(), codex: fakeresponses.New(), logs: &testkit.SyncBuffer{},
-		ids: map[string]string{}}
+	rg := &mixedRig{
+		native: fakeprovider.New(), claude: fakeanthropic.New(), codex: fakeresponses.New(), logs: &testkit.SyncBuffer{},
+		ids: map[string]string{},
+	}
 	var urls []string
 	for _, f := range []http.Handler{rg.native, rg.claude, rg.codex} {
 		srv := httptest.NewServer(f)
@@ -68,11 +70,15 @@ func newMixedRig(t *testing.T, ctx context.Context) *mixedRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	environ := []string{"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"),
+	environ := []string{
+		"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"),
 		"ANTHROPIC_BASE_URL=" + urls[1], "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_MAX_RETRIES=0"}
-	b, err := New(ctx, Options{Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
-		Log: slog.New(slog.NewTextHandler(rg.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_MAX_RETRIES=0",
+	}
+	b, err := New(ctx, Options{
+		Config: cfg, Getenv: getenv, Environ: func() []string { return environ },
+		Log: slog.New(slog.NewTextHandler(rg.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

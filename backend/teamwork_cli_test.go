@@ -47,8 +47,10 @@ func TestTeamMixedRealCLIs(t *testing.T) {
 	rg.agent(t, ctx, "Codey", "codex", "")
 	repo := e2eRepo(t)
 	var created struct{ Team teams.Team }
-	if code := e2eDo(t, rg.h, "POST", "/api/teams", map[string]any{"name": "Mixed", "leaderAgentId": rg.ids["Lead"],
-		"brief": "Greet people well.", "repoPath": repo}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, rg.h, "POST", "/api/teams", map[string]any{
+		"name": "Mixed", "leaderAgentId": rg.ids["Lead"],
+		"brief": "Greet people well.", "repoPath": repo,
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create team: %d", code)
 	}
 	for _, name := range []string{"Claudia", "Codey"} {
@@ -61,8 +63,10 @@ func TestTeamMixedRealCLIs(t *testing.T) {
 	followUps := map[string]string{}
 	for _, name := range []string{"Claudia", "Codey"} {
 		var tc struct{ Task board.Task }
-		if code := e2eDo(t, rg.h, "POST", "/api/board", map[string]any{"title": "Proofread the greeting of " + name,
-			"teamId": rg.team.ID, "status": "todo"}, &tc); code != http.StatusCreated {
+		if code := e2eDo(t, rg.h, "POST", "/api/board", map[string]any{
+			"title":  "Proofread the greeting of " + name,
+			"teamId": rg.team.ID, "status": "todo",
+		}, &tc); code != http.StatusCreated {
 			t.Fatalf("create follow-up: %d", code)
 		}
 		followUps[name] = tc.Task.ID
@@ -79,21 +83,31 @@ func TestTeamMixedRealCLIs(t *testing.T) {
 	)
 	rg.claude.SetRules(
 		fakeanthropic.Rule{Match: taskUpdate, Text: "wrapped up by Claudia"},
-		fakeanthropic.Rule{Match: "LEAD-BY-CLAUDE", Tool: "^mcp__clawboo-teamchat__team_delegate$", TextBefore: "Handing over.",
-			Input: map[string]any{"assignee": "@Codey", "task": reviewTask}, AfterTool: "handed over: {result}"},
-		fakeanthropic.Rule{Match: "CLAUDE-CHILD", Tool: "^Bash$", TextBefore: "Writing the greeting.",
+		fakeanthropic.Rule{
+			Match: "LEAD-BY-CLAUDE", Tool: "^mcp__clawboo-teamchat__team_delegate$", TextBefore: "Handing over.",
+			Input: map[string]any{"assignee": "@Codey", "task": reviewTask}, AfterTool: "handed over: {result}",
+		},
+		fakeanthropic.Rule{
+			Match: "CLAUDE-CHILD", Tool: "^Bash$", TextBefore: "Writing the greeting.",
 			Input: map[string]any{"command": "mkdir -p notes && printf 'hello from claude\\n' > notes/claude.md", "description": "write the greeting"},
-			Then: &fakeanthropic.Rule{Tool: "^mcp__clawboo-tasks__claim_task$",
+			Then: &fakeanthropic.Rule{
+				Tool:      "^mcp__clawboo-tasks__claim_task$",
 				Input:     map[string]any{"taskId": followUps["Claudia"], "assigneeAgentId": rg.ids["Claudia"]},
-				AfterTool: "claude child done: {result}"}},
+				AfterTool: "claude child done: {result}",
+			},
+		},
 	)
 	rg.codex.SetRules(
 		fakeresponses.Text("CODEX-REVIEW", "reviewed: both greetings read well"),
 		fakeresponses.Rule{Match: "CODEX-CHILD", Steps: []fakeresponses.Step{
-			{Text: "Writing the greeting.", Call: &fakeresponses.Call{Tool: "^exec_command$",
-				Args: `{"cmd":"mkdir -p notes && printf 'hello from codex\\n' > notes/codex.md"}`}},
-			{Call: &fakeresponses.Call{Tool: `clawboo.tasks/claim_task$`,
-				Args: fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, followUps["Codey"], rg.ids["Codey"])}},
+			{Text: "Writing the greeting.", Call: &fakeresponses.Call{
+				Tool: "^exec_command$",
+				Args: `{"cmd":"mkdir -p notes && printf 'hello from codex\\n' > notes/codex.md"}`,
+			}},
+			{Call: &fakeresponses.Call{
+				Tool: `clawboo.tasks/claim_task$`,
+				Args: fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, followUps["Codey"], rg.ids["Codey"]),
+			}},
 			{Text: "codex child done: {result}"},
 		}},
 	)

@@ -45,8 +45,10 @@ type restartTeam struct {
 func newRestartHome(t *testing.T, crash bool) *restartHome {
 	t.Helper()
 	home := t.TempDir()
-	rh := &restartHome{home: home, env: map[string]string{"HOME": home, "PATH": os.Getenv("PATH"),
-		"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1"}}
+	rh := &restartHome{home: home, env: map[string]string{
+		"HOME": home, "PATH": os.Getenv("PATH"),
+		"CLAWBOO_ENABLE_MOCK_RUNTIME": "1", "CLAWBOO_MOCK_WORKTREES": "1",
+	}}
 	rh.open(t)
 	repo := e2eRepo(t)
 	ctx := context.Background()
@@ -54,14 +56,20 @@ func newRestartHome(t *testing.T, crash bool) *restartHome {
 	all := []*restartTeam{
 		// The child holds on for 5 s (long enough to be caught running,
 		// short enough that its second run soon ends), then answers.
-		{name: "Core", lead: "Lead", member: "Coder",
-			msg: "!delegate @Coder kind=research Hold the line\\n!silent 5000\\n!ok child done\n!ok planned"},
-		{name: "Side", lead: "Chief", member: "Helper", ended: true,
-			msg: "!delegate @Helper kind=research Take a quick look\\n!ok child done\n!ok planned"},
+		{
+			name: "Core", lead: "Lead", member: "Coder",
+			msg: "!delegate @Coder kind=research Hold the line\\n!silent 5000\\n!ok child done\n!ok planned",
+		},
+		{
+			name: "Side", lead: "Chief", member: "Helper", ended: true,
+			msg: "!delegate @Helper kind=research Take a quick look\\n!ok child done\n!ok planned",
+		},
 	}
 	if crash {
-		all = append(all, &restartTeam{name: "Fin", lead: "Boss", member: "Doer", ended: true, unrecorded: true,
-			msg: "!delegate @Doer kind=research Finish it off\\n!ok child done\n!ok planned"})
+		all = append(all, &restartTeam{
+			name: "Fin", lead: "Boss", member: "Doer", ended: true, unrecorded: true,
+			msg: "!delegate @Doer kind=research Finish it off\\n!ok child done\n!ok planned",
+		})
 	}
 	for _, tm := range all {
 		ids := map[string]string{}
@@ -75,8 +83,10 @@ func newRestartHome(t *testing.T, crash bool) *restartHome {
 		}
 		tm.leadID = ids[tm.lead]
 		var created struct{ Team teams.Team }
-		if code := e2eDo(t, h, "POST", "/api/teams", map[string]any{"name": tm.name, "leaderAgentId": tm.leadID,
-			"brief": "Ship small changes.", "repoPath": repo}, &created); code != http.StatusCreated {
+		if code := e2eDo(t, h, "POST", "/api/teams", map[string]any{
+			"name": tm.name, "leaderAgentId": tm.leadID,
+			"brief": "Ship small changes.", "repoPath": repo,
+		}, &created); code != http.StatusCreated {
 			t.Fatalf("create team: %d", code)
 		}
 		if code := e2eDo(t, h, "POST", "/api/teams/"+created.Team.ID+"/agents", map[string]any{"agentId": ids[tm.member]}, &created); code != http.StatusOK {

@@ -2,13 +2,14 @@ package backend
 
 import (
 	"context"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/board"
@@ -41,8 +42,10 @@ func newTeamRig(t *testing.T) *teamRig {
 		rg.ids[name] = ag.ID
 	}
 	var created struct{ Team teams.Team }
-	if code := e2eDo(t, rg.h, "POST", "/api/teams", map[string]any{"name": "Core", "leaderAgentId": rg.ids["Lead"],
-		"brief": "Ship small changes.", "repoPath": rg.repo}, &created); code != http.StatusCreated {
+	if code := e2eDo(t, rg.h, "POST", "/api/teams", map[string]any{
+		"name": "Core", "leaderAgentId": rg.ids["Lead"],
+		"brief": "Ship small changes.", "repoPath": rg.repo,
+	}, &created); code != http.StatusCreated {
 		t.Fatalf("create team: %d", code)
 	}
 	for _, name := range []string{"Coder", "Researcher"} {
@@ -317,8 +320,10 @@ func TestTeamTurnsCountAgainstTheTeamBudget(t *testing.T) {
 func TestTeamMailRidesOnTasksAnswersOnce(t *testing.T) {
 	rg := newTeamRig(t)
 	ctx := context.Background()
-	if _, err := teams.AppendPost(ctx, rg.b.Store, teams.Post{RoomID: rg.team.ID, TeamID: rg.team.ID, Author: rg.ids["Lead"],
-		Kind: teams.KindPeer, Body: "@Coder the parser needs tests", CreatedAt: 1}); err != nil {
+	if _, err := teams.AppendPost(ctx, rg.b.Store, teams.Post{
+		RoomID: rg.team.ID, TeamID: rg.team.ID, Author: rg.ids["Lead"],
+		Kind: teams.KindPeer, Body: "@Coder the parser needs tests", CreatedAt: 1,
+	}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := rg.b.MCP.Session(ctx, mcp.Tasks, mcp.Binding{TeamID: rg.team.ID, AgentID: rg.ids["Coder"]})

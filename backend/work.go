@@ -107,8 +107,10 @@ func (b *Backend) maintain(ctx context.Context) {
 			if b.Worktrees == nil {
 				continue
 			}
-			removed, err := b.Worktrees.GC(ctx, worktree.GCPolicy{MaxAge: gcMaxAge, MaxPerRepo: gcPerRepo,
-				Keep: func(taskID string) bool { return b.Board.Protected(ctx, taskID) }})
+			removed, err := b.Worktrees.GC(ctx, worktree.GCPolicy{
+				MaxAge: gcMaxAge, MaxPerRepo: gcPerRepo,
+				Keep: func(taskID string) bool { return b.Board.Protected(ctx, taskID) },
+			})
 			if err != nil {
 				b.log.Warn("worktree GC failed", "err", err)
 			}
@@ -128,8 +130,10 @@ func (b *Backend) janitor(ctx context.Context) {
 	if err != nil {
 		b.log.Warn("worktree budget unreadable; no budget this pass", "err", err)
 	}
-	rep, err := b.Worktrees.Janitor(ctx, worktree.JanitorPolicy{BudgetPerRepo: budget,
-		Finished: func(taskID string) bool { return b.Board.Finished(ctx, taskID) }})
+	rep, err := b.Worktrees.Janitor(ctx, worktree.JanitorPolicy{
+		BudgetPerRepo: budget,
+		Finished:      func(taskID string) bool { return b.Board.Finished(ctx, taskID) },
+	})
 	if err != nil {
 		b.log.Warn("worktree janitor failed", "err", err)
 	}

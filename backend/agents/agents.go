@@ -186,8 +186,10 @@ func (s *Service) Load(ctx context.Context, agentID string) (native.AgentConfig,
 
 // view turns a row into the API shape; ready is filled by the caller.
 func (s *Service) view(r row) Agent {
-	a := Agent{ID: r.id, Name: r.name, Runtime: r.runtime, Provider: r.provider, Model: r.model,
-		CreatedAt: r.createdAt, UpdatedAt: r.updatedAt, Warnings: []string{}}
+	a := Agent{
+		ID: r.id, Name: r.name, Runtime: r.runtime, Provider: r.provider, Model: r.model,
+		CreatedAt: r.createdAt, UpdatedAt: r.updatedAt, Warnings: []string{},
+	}
 	if r.budget.Valid {
 		b := r.budget.Float64
 		a.BudgetUSD = &b

@@ -41,9 +41,12 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close(); st.Close() })
-	f := &fixture{st: st, vault: v, env: env, logs: &testkit.SyncBuffer{}, live: map[string]bool{},
-		ledger: budget.New(budget.Options{Store: st})}
-	f.svc = New(Options{Store: st, Budget: f.ledger, Vault: v,
+	f := &fixture{
+		st: st, vault: v, env: env, logs: &testkit.SyncBuffer{}, live: map[string]bool{},
+		ledger: budget.New(budget.Options{Store: st}),
+	}
+	f.svc = New(Options{
+		Store: st, Budget: f.ledger, Vault: v,
 		Log:          slog.New(slog.NewTextHandler(f.logs, nil)),
 		RuntimeReady: func(_ context.Context, rt string) bool { return rt == "clawboo-mock" },
 		LiveAgent:    func(id string) bool { return f.live[id] },

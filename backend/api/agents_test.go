@@ -107,8 +107,10 @@ func newAgentFixture(t *testing.T) *agentFixture {
 		LiveAgent: sup.AgentLive,
 	})
 	au, tok := testAuth(t)
-	a := New(Options{Store: st, Supervisor: sup, Catalog: cat, Board: bd, BoardEvents: boardEvents, Worktrees: wm,
-		Budget: led, BudgetEvents: budgetEvents, Agents: svc, Version: "test", Auth: au})
+	a := New(Options{
+		Store: st, Supervisor: sup, Catalog: cat, Board: bd, BoardEvents: boardEvents, Worktrees: wm,
+		Budget: led, BudgetEvents: budgetEvents, Agents: svc, Version: "test", Auth: au,
+	})
 	srv := httptest.NewServer(withToken(a, tok))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

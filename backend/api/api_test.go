@@ -88,8 +88,10 @@ func newFixtureTB(t testing.TB, ui fstest.MapFS) *fixture {
 		},
 		OnChange: func() { changed.Publish(struct{}{}) }, HealthTimeout: 2 * time.Second,
 	})
-	opts := Options{Store: st, Supervisor: sup, Catalog: cat, RuntimesChanged: changed, Version: "test",
-		Board: bd, BoardEvents: boardEvents, Worktrees: wm, Budget: led, BudgetEvents: budgetEvents, Secrets: v}
+	opts := Options{
+		Store: st, Supervisor: sup, Catalog: cat, RuntimesChanged: changed, Version: "test",
+		Board: bd, BoardEvents: boardEvents, Worktrees: wm, Budget: led, BudgetEvents: budgetEvents, Secrets: v,
+	}
 	if ui != nil {
 		opts.UI = ui
 	}
@@ -489,9 +491,13 @@ func TestErrorsAreJSON(t *testing.T) {
 	// Loopback names and this server's own origin pass.
 	host := strings.TrimPrefix(f.srv.URL, "http://")
 	for _, hdr := range [][]string{
-		{"Host", "localhost:1234"}, {"Host", "[::1]:8"}, {"Host", "127.0.0.2"},
-		{"Origin", "http://" + host}, {"Sec-Fetch-Site", "same-origin"},
-		{"Content-Type", "application/json; charset=utf-8"}, {"Content-Type", "Application/JSON"},
+		{"Host", "localhost:1234"},
+		{"Host", "[::1]:8"},
+		{"Host", "127.0.0.2"},
+		{"Origin", "http://" + host},
+		{"Sec-Fetch-Site", "same-origin"},
+		{"Content-Type", "application/json; charset=utf-8"},
+		{"Content-Type", "Application/JSON"},
 	} {
 		if code, _, b := f.do(t, "POST", "/api/runtimes/clawboo-mock/run", `{"message":"x","agentId":"alice"}`, hdr...); code != 200 {
 			t.Fatalf("%v: %d %s", hdr, code, b)

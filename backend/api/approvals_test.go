@@ -44,8 +44,10 @@ type askResult struct {
 func askAsync(q *approval.Queue, ttl time.Duration) <-chan askResult {
 	out := make(chan askResult, 1)
 	go func() {
-		r, err := q.Ask(context.Background(), approval.Request{Kind: approval.KindCommand, Title: "run make test",
-			Command: "make test", Folder: "/tmp/w", RunID: "run-1", Reason: "to check the fix"}, ttl)
+		r, err := q.Ask(context.Background(), approval.Request{
+			Kind: approval.KindCommand, Title: "run make test",
+			Command: "make test", Folder: "/tmp/w", RunID: "run-1", Reason: "to check the fix",
+		}, ttl)
 		out <- askResult{r, err}
 	}()
 	return out

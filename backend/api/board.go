@@ -114,8 +114,10 @@ func (a *API) createTask(w http.ResponseWriter, r *http.Request) {
 // (finished work); q searches titles (or names an id).
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := board.Filter{TeamID: q.Get("teamId"), ParentID: q.Get("parentId"), Ready: q.Get("ready") == "true",
-		AgentID: q.Get("agentId"), Runtime: q.Get("runtime"), Query: truncate(q.Get("q"), 200), Cursor: q.Get("cursor")}
+	f := board.Filter{
+		TeamID: q.Get("teamId"), ParentID: q.Get("parentId"), Ready: q.Get("ready") == "true",
+		AgentID: q.Get("agentId"), Runtime: q.Get("runtime"), Query: truncate(q.Get("q"), 200), Cursor: q.Get("cursor"),
+	}
 	for _, s := range strings.Split(q.Get("status"), ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -182,8 +184,10 @@ func (a *API) getTask(w http.ResponseWriter, r *http.Request) {
 		boardError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"task": t, "comments": comments, "runs": runs, "worktree": wt,
-		"children": children, "moves": board.Moves(t.Status)})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"task": t, "comments": comments, "runs": runs, "worktree": wt,
+		"children": children, "moves": board.Moves(t.Status),
+	})
 }
 
 type patchTaskBody struct {
@@ -208,9 +212,11 @@ func (a *API) patchTask(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &b) {
 		return
 	}
-	p := board.Patch{Title: b.Title, Description: b.Description, Priority: b.Priority, RepoPath: b.RepoPath,
+	p := board.Patch{
+		Title: b.Title, Description: b.Description, Priority: b.Priority, RepoPath: b.RepoPath,
 		VerifyCommand: b.VerifyCommand, WorkInPlace: b.WorkInPlace, Critic: b.Critic, Secrets: b.Secrets, Override: b.HumanOverride,
-		BaseBranch: b.BaseBranch, MergeWhenGreen: b.MergeWhenGreen}
+		BaseBranch: b.BaseBranch, MergeWhenGreen: b.MergeWhenGreen,
+	}
 	if b.Secrets != nil && !a.checkTaskSecrets(w, *b.Secrets) {
 		return
 	}
@@ -330,9 +336,11 @@ func (a *API) taskDiff(w http.ResponseWriter, r *http.Request) {
 		// The worktree and its branch are gone: a run that changed nothing
 		// (the supervisor removes both) or a merge. Nothing is left to diff.
 		merged := a.mergedTask(ctx, id)
-		writeJSON(w, http.StatusOK, map[string]any{"taskId": id, "branch": "", "baseCommit": rec.BaseCommit,
+		writeJSON(w, http.StatusOK, map[string]any{
+			"taskId": id, "branch": "", "baseCommit": rec.BaseCommit,
 			"changed": false, "files": 0, "insertions": 0, "deletions": 0, "diff": "", "paths": []string{},
-			"removed": true, "merged": merged})
+			"removed": true, "merged": merged,
+		})
 		return
 	}
 	out, err := a.opts.Worktrees.Diff(ctx, toWorktree(rec))
@@ -340,9 +348,11 @@ func (a *API) taskDiff(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "cannot read the diff: %v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"taskId": id, "branch": rec.Branch, "baseCommit": rec.BaseCommit,
+	writeJSON(w, http.StatusOK, map[string]any{
+		"taskId": id, "branch": rec.Branch, "baseCommit": rec.BaseCommit,
 		"changed": out.Changed, "files": out.Files, "insertions": out.Insertions, "deletions": out.Deletions, "diff": out.Diff,
-		"paths": worktree.DiffPaths(out.Diff)})
+		"paths": worktree.DiffPaths(out.Diff),
+	})
 }
 
 // mergedTask reports a task whose branch was merged from the drawer (the
@@ -361,8 +371,10 @@ func (a *API) mergedTask(ctx context.Context, id string) bool {
 }
 
 func toWorktree(rec board.Worktree) worktree.Worktree {
-	return worktree.Worktree{TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
-		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
+	return worktree.Worktree{
+		TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
+		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit,
+	}
 }
 
 // verifyCommandSet says in the log what a task's new verify command is: a

@@ -191,8 +191,10 @@ func TestBudgetRoutes(t *testing.T) {
 	if code != 200 || !strings.Contains(string(b), `"limitUsd":2.5`) {
 		t.Fatal(code, string(b))
 	}
-	for _, bad := range []string{`{"scope":"team","scopeId":"red"}`, `{"scope":"team","scopeId":"red","limitUsd":-1}`,
-		`{"scope":"planet","scopeId":"x","limitUsd":1}`, `{"scope":"team","scopeId":"","limitUsd":1}`} {
+	for _, bad := range []string{
+		`{"scope":"team","scopeId":"red"}`, `{"scope":"team","scopeId":"red","limitUsd":-1}`,
+		`{"scope":"planet","scopeId":"x","limitUsd":1}`, `{"scope":"team","scopeId":"","limitUsd":1}`,
+	} {
 		if code, _, b := f.do(t, "POST", "/api/budgets", bad); code != 400 {
 			t.Fatalf("%s: %d %s", bad, code, b)
 		}

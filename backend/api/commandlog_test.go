@@ -19,8 +19,10 @@ func TestACommandRegisteredThroughTheAPIIsSaidToBeOne(t *testing.T) {
 	var hub *mcp.Hub
 	sink := &toolsSink{}
 	f, q := withApprovals(t, func(o *Options) {
-		h, err := mcp.New(mcp.Options{Token: "api-test-token-0123456789", BindingKey: []byte("api-test-binding-key-0123"),
-			Store: o.Store, Approvals: sink})
+		h, err := mcp.New(mcp.Options{
+			Token: "api-test-token-0123456789", BindingKey: []byte("api-test-binding-key-0123"),
+			Store: o.Store, Approvals: sink,
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,8 +21,10 @@ func TestTaskListsItsCriticRuns(t *testing.T) {
 		if err := b.InsertRun(store.NewRun{ID: "01ZZZZZZZZZZZZZZZZZZZZZZZY", RuntimeID: "clawboo-mock", TaskID: other.ID, Title: "other's work", CreatedAt: 1}); err != nil {
 			return err
 		}
-		return b.InsertRun(store.NewRun{ID: "01ZZZZZZZZZZZZZZZZZZZZZZZZ", RuntimeID: "clawboo-mock", Title: "other's review", CreatedAt: 2,
-			SessionKey: "review:" + other.ID + ":1:x"})
+		return b.InsertRun(store.NewRun{
+			ID: "01ZZZZZZZZZZZZZZZZZZZZZZZZ", RuntimeID: "clawboo-mock", Title: "other's review", CreatedAt: 2,
+			SessionKey: "review:" + other.ID + ":1:x",
+		})
 	}); err != nil {
 		t.Fatal(err)
 	}

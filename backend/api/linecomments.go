@@ -86,8 +86,10 @@ func (a *API) addLineComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if b.Path == "" || !slices.Contains(paths, b.Path) {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"reason": "path_not_in_diff",
-			"error": "path '" + truncate(b.Path, 200) + "' is not a file of the task's diff"})
+		writeJSON(w, http.StatusBadRequest, map[string]any{
+			"reason": "path_not_in_diff",
+			"error":  "path '" + truncate(b.Path, 200) + "' is not a file of the task's diff",
+		})
 		return
 	}
 	c, err := a.opts.Board.AddLineComment(r.Context(), id, board.NewLineComment{Path: b.Path, Line: b.Line, Side: b.Side, Body: b.Body})
@@ -136,8 +138,10 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Status.Terminal() {
-		writeJSON(w, http.StatusConflict, map[string]any{"reason": "illegal_transition",
-			"error": "the task is " + string(t.Status) + ": a finished task is not sent back"})
+		writeJSON(w, http.StatusConflict, map[string]any{
+			"reason": "illegal_transition",
+			"error":  "the task is " + string(t.Status) + ": a finished task is not sent back",
+		})
 		return
 	}
 	cs, err := a.opts.Board.LineComments(ctx, id)
@@ -151,14 +155,18 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.RunID != nil {
-		writeJSON(w, http.StatusConflict, map[string]any{"reason": "conflict",
-			"error": "the task is being worked on by run " + *t.RunID + "; wait for it to finish"})
+		writeJSON(w, http.StatusConflict, map[string]any{
+			"reason": "conflict",
+			"error":  "the task is being worked on by run " + *t.RunID + "; wait for it to finish",
+		})
 		return
 	}
 	if t.Status == board.InProgress {
 		// Claimed by hand (an agent over MCP, a person): not ours to take.
-		writeJSON(w, http.StatusConflict, map[string]any{"reason": "conflict",
-			"error": "the task is in progress; move it to review or to do first"})
+		writeJSON(w, http.StatusConflict, map[string]any{
+			"reason": "conflict",
+			"error":  "the task is in progress; move it to review or to do first",
+		})
 		return
 	}
 	rt, ok := a.sendBackRuntime(w, r, t, b.RuntimeID)
@@ -176,8 +184,10 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h, err := a.opts.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: rt, TaskID: id, AgentID: agent,
-		Message: sendBackMessage(request, unsent), Reason: "review"})
+	h, err := a.opts.Supervisor.Start(ctx, supervisor.StartParams{
+		RuntimeID: rt, TaskID: id, AgentID: agent,
+		Message: sendBackMessage(request, unsent), Reason: "review",
+	})
 	_, listed := a.opts.Catalog.Descriptor(rt)
 	if startFailed(w, rt, listed, err) {
 		return
@@ -224,8 +234,10 @@ func (a *API) sendBackRuntime(w http.ResponseWriter, r *http.Request, t board.Ta
 		return "", false
 	}
 	if len(runs) == 0 {
-		writeJSON(w, http.StatusConflict, map[string]any{"reason": "no_runtime",
-			"error": "no runtime has worked on this task: say which with runtimeId"})
+		writeJSON(w, http.StatusConflict, map[string]any{
+			"reason": "no_runtime",
+			"error":  "no runtime has worked on this task: say which with runtimeId",
+		})
 		return "", false
 	}
 	return executor.ID(runs[0].RuntimeID), true

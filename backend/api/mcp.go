@@ -82,6 +82,8 @@ func (a *API) rotateMCPToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "rotate the MCP attach token: %v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"token": masked,
-		"next": "the old token no longer works; `clawboo mcp config` prints the configuration with the new one"})
+	writeJSON(w, http.StatusOK, map[string]string{
+		"token": masked,
+		"next":  "the old token no longer works; `clawboo mcp config` prints the configuration with the new one",
+	})
 }

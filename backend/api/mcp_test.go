@@ -138,8 +138,10 @@ func TestMCPMountGates(t *testing.T) {
 func TestMCPTokenRotate(t *testing.T) {
 	const token = "api-test-attach-token-0123456789-LAST"
 	var saved string
-	hub, err := mcp.New(mcp.Options{Token: token, BindingKey: []byte("api-test-binding-key-0123456789"),
-		SaveToken: func(_ context.Context, tok string) error { saved = tok; return nil }})
+	hub, err := mcp.New(mcp.Options{
+		Token: token, BindingKey: []byte("api-test-binding-key-0123456789"),
+		SaveToken: func(_ context.Context, tok string) error { saved = tok; return nil },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,11 +87,15 @@ func (a *API) onboardingState(w http.ResponseWriter, r *http.Request) {
 	}
 	ps := make([]onboardingProvider, 0, len(config.Providers))
 	for _, p := range config.Providers {
-		ps = append(ps, onboardingProvider{ID: p.ID, Name: p.Name, Connected: a.opts.Agents.ProviderConnected(p.ID),
-			DefaultModel: p.DefaultModel, Keyless: p.Keyless()})
+		ps = append(ps, onboardingProvider{
+			ID: p.ID, Name: p.Name, Connected: a.opts.Agents.ProviderConnected(p.ID),
+			DefaultModel: p.DefaultModel, Keyless: p.Keyless(),
+		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"needed": n == 0 && !skipped, "teams": n, "providers": ps, "specialists": a.specialists(r),
-		"demo": a.mockReady(r)})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"needed": n == 0 && !skipped, "teams": n, "providers": ps, "specialists": a.specialists(r),
+		"demo": a.mockReady(r),
+	})
 }
 
 func (a *API) skipOnboarding(w http.ResponseWriter, r *http.Request) {

@@ -85,16 +85,22 @@ var terminals = []struct {
 	exec func(dir string, cmd []string) []string
 }{
 	{"x-terminal-emulator", func(string) []string { return nil }, func(_ string, c []string) []string { return append([]string{"-e"}, c...) }},
-	{"gnome-terminal", func(d string) []string { return []string{"--working-directory=" + d} },
-		func(d string, c []string) []string { return append([]string{"--working-directory=" + d, "--"}, c...) }},
-	{"konsole", func(d string) []string { return []string{"--workdir", d} },
-		func(d string, c []string) []string { return append([]string{"--workdir", d, "-e"}, c...) }},
+	{
+		"gnome-terminal", func(d string) []string { return []string{"--working-directory=" + d} },
+		func(d string, c []string) []string { return append([]string{"--working-directory=" + d, "--"}, c...) },
+	},
+	{
+		"konsole", func(d string) []string { return []string{"--workdir", d} },
+		func(d string, c []string) []string { return append([]string{"--workdir", d, "-e"}, c...) },
+	},
 	{"xterm", func(string) []string { return nil }, func(_ string, c []string) []string { return append([]string{"-e"}, c...) }},
 }
 
 // consoleEditors run inside a terminal, not in a window of their own.
-var consoleEditors = map[string]bool{"vi": true, "vim": true, "nvim": true, "nano": true, "micro": true, "hx": true,
-	"helix": true, "kak": true, "emacs": true, "ed": true, "joe": true, "mg": true}
+var consoleEditors = map[string]bool{
+	"vi": true, "vim": true, "nvim": true, "nano": true, "micro": true, "hx": true,
+	"helix": true, "kak": true, "emacs": true, "ed": true, "joe": true, "mg": true,
+}
 
 // launch picks the program for what and starts it in dir. found is false
 // when no fitting program is installed.
@@ -224,8 +230,10 @@ func (a *API) openInfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	port := firstPort(rec)
-	writeJSON(w, http.StatusOK, map[string]any{"available": true, "path": rec.Path, "desktop": inProcess(r) && a.desktop().display(),
-		"previewPort": port, "previewListening": listening(port)})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"available": true, "path": rec.Path, "desktop": inProcess(r) && a.desktop().display(),
+		"previewPort": port, "previewListening": listening(port),
+	})
 }
 
 func (a *API) openTask(w http.ResponseWriter, r *http.Request) {
@@ -252,8 +260,10 @@ func (a *API) openTask(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !listening(port) {
-			writeJSON(w, http.StatusConflict, map[string]any{"reason": "not_listening",
-				"error": "nothing listens on port " + strconv.Itoa(port) + " yet: the task's setup has not started a server there"})
+			writeJSON(w, http.StatusConflict, map[string]any{
+				"reason": "not_listening",
+				"error":  "nothing listens on port " + strconv.Itoa(port) + " yet: the task's setup has not started a server there",
+			})
 			return
 		}
 		url := "http://127.0.0.1:" + strconv.Itoa(port)

@@ -26,8 +26,10 @@ func openFixture(t *testing.T) (*fixture, board.Task, string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.board.SetWorktree(t.Context(), board.Worktree{TaskID: task.ID, RepoPath: dir, Path: dir, Branch: "clawboo/task-x",
-		BaseCommit: strings.Repeat("a", 40), Status: "active"}); err != nil {
+	if err := f.board.SetWorktree(t.Context(), board.Worktree{
+		TaskID: task.ID, RepoPath: dir, Path: dir, Branch: "clawboo/task-x",
+		BaseCommit: strings.Repeat("a", 40), Status: "active",
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return f, task, dir

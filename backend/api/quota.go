@@ -59,8 +59,10 @@ func (a *API) getQuota(w http.ResponseWriter, r *http.Request) {
 		quotaError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threshold": q.Threshold(ctx), "windows": q.Windows(),
-		"silent": quotaSilent, "deferred": deferred, "limits": limits})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"threshold": q.Threshold(ctx), "windows": q.Windows(),
+		"silent": quotaSilent, "deferred": deferred, "limits": limits,
+	})
 }
 
 func (a *API) getQuotaThreshold(w http.ResponseWriter, r *http.Request) {

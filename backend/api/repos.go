@@ -129,6 +129,8 @@ func (a *API) browseRepos(w http.ResponseWriter, r *http.Request) {
 		parent = &up
 	}
 	isRepo, branch := inspectRepo(dir)
-	writeJSON(w, http.StatusOK, map[string]any{"path": dir, "parent": parent, "isRepo": isRepo, "branch": branch,
-		"entries": out, "truncated": truncated})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"path": dir, "parent": parent, "isRepo": isRepo, "branch": branch,
+		"entries": out, "truncated": truncated,
+	})
 }

@@ -259,8 +259,10 @@ func refusalBody(r *supervisor.Refusal) map[string]any {
 // again once the resaver has written it.
 func notSaved(w http.ResponseWriter, id string, err error) {
 	if store.IsDiskFull(err) {
-		writeJSON(w, http.StatusInsufficientStorage, map[string]any{"ok": false, "runId": id, "reason": "disk_full",
-			"error": "the disk is full: the run ended but its result could not be saved; free some disk space"})
+		writeJSON(w, http.StatusInsufficientStorage, map[string]any{
+			"ok": false, "runId": id, "reason": "disk_full",
+			"error": "the disk is full: the run ended but its result could not be saved; free some disk space",
+		})
 		return
 	}
 	writeJSON(w, http.StatusInternalServerError, map[string]any{"ok": false, "runId": id, "error": err.Error()})

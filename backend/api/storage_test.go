@@ -3,10 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"github.com/clawboo/desktop/backend/store/storetest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/backend/store/storetest"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"

@@ -40,8 +40,10 @@ func newQueue(t *testing.T, o Options) (*Queue, *store.Store) {
 }
 
 func toolReq() Request {
-	return Request{Kind: KindTool, Title: "alice wants to use delete_path", Tool: "delete_path",
-		Args: `{"path":"/home/u/tmp"}`, AgentID: "alice", Reason: "clean up", Risk: "high"}
+	return Request{
+		Kind: KindTool, Title: "alice wants to use delete_path", Tool: "delete_path",
+		Args: `{"path":"/home/u/tmp"}`, AgentID: "alice", Reason: "clean up", Risk: "high",
+	}
 }
 
 // waitPending waits until n requests are pending and returns them.
@@ -277,8 +279,10 @@ func TestStoredFieldsAreScrubbed(t *testing.T) {
 	const sentinel = "sk-ant-SENTINEL-0123456789abcdefXYZ"
 	path := filepath.Join(t.TempDir(), "clawboo.db")
 	q, st := newQueue(t, Options{Store: openStore(t, path)})
-	req := Request{Kind: KindCommand, Title: "run curl " + sentinel, Command: "curl -H 'x-api-key: " + sentinel + "' https://x",
-		Args: `{"token":"` + sentinel + `"}`, Folder: "/tmp/w", RunID: "run-1", TaskID: "task-1", Reason: "needs " + sentinel}
+	req := Request{
+		Kind: KindCommand, Title: "run curl " + sentinel, Command: "curl -H 'x-api-key: " + sentinel + "' https://x",
+		Args: `{"token":"` + sentinel + `"}`, Folder: "/tmp/w", RunID: "run-1", TaskID: "task-1", Reason: "needs " + sentinel,
+	}
 	done := ask(q, context.Background(), req, time.Minute)
 	p := waitPending(t, q, 1)[0]
 	if _, err := q.Resolve(context.Background(), p.ID, Deny, "api", "no "+sentinel); err != nil {

@@ -90,7 +90,10 @@ func TestCreateAndTreeCaps(t *testing.T) {
 	}
 	mustCreate(t, b, NewTask{Title: "now fits", ParentID: root.ID})
 	for _, bad := range []NewTask{
-		{Title: "  "}, {Title: "x", Status: Done}, {Title: "x", Kind: "deploy"}, {Title: "x", RepoPath: "relative/path"},
+		{Title: "  "},
+		{Title: "x", Status: Done},
+		{Title: "x", Kind: "deploy"},
+		{Title: "x", RepoPath: "relative/path"},
 		{Title: string(make([]rune, 501))},
 	} {
 		_, err := b.Create(ctx, bad)

@@ -136,8 +136,10 @@ func (b *Board) Finish(ctx context.Context, id, runID string, o Outcome) (Task, 
 			return err
 		}
 		if o.Comment != nil {
-			c := Comment{ID: newID(), TaskID: id, AuthorType: o.Comment.AuthorType, AuthorID: optional(o.Comment.AuthorID),
-				Body: strings.TrimSpace(o.Comment.Body), CreatedAt: now}
+			c := Comment{
+				ID: newID(), TaskID: id, AuthorType: o.Comment.AuthorType, AuthorID: optional(o.Comment.AuthorID),
+				Body: strings.TrimSpace(o.Comment.Body), CreatedAt: now,
+			}
 			if c.AuthorType == "" {
 				c.AuthorType = "system"
 			}

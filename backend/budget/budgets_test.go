@@ -220,8 +220,10 @@ func TestConcurrentChargesAreExact(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	want := map[string]int{"agent 80 false": 1, "agent 100 true": 1, "mission 80 false": 1, "mission 100 false": 1,
-		"team 80 false": 1, "team 100 true": 1}
+	want := map[string]int{
+		"agent 80 false": 1, "agent 100 true": 1, "mission 80 false": 1, "mission 100 false": 1,
+		"team 80 false": 1, "team 100 true": 1,
+	}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Fatalf("crossings %v; want %v", seen, want)
 	}

@@ -88,8 +88,10 @@ func mustGet(t testing.TB, l *Ledger, scope Scope, id string) Budget {
 
 func TestChargeWritesSpendRow(t *testing.T) {
 	f := newFixture(t)
-	c := Charge{RunID: "r1", RuntimeID: "claude-code", Model: "claude-sonnet-4-5", Scopes: Scopes{AgentID: "a1", TeamID: "t1"},
-		Kind: KindReported, Nano: FromUSD(0.0123), InputTokens: 100, OutputTokens: 20}
+	c := Charge{
+		RunID: "r1", RuntimeID: "claude-code", Model: "claude-sonnet-4-5", Scopes: Scopes{AgentID: "a1", TeamID: "t1"},
+		Kind: KindReported, Nano: FromUSD(0.0123), InputTokens: 100, OutputTokens: 20,
+	}
 	if x, err := f.l.Charge(ctx, c); err != nil || len(x) != 0 {
 		t.Fatalf("Charge = %v, %v", x, err)
 	}

@@ -70,7 +70,14 @@ func TestTokenCost(t *testing.T) {
 
 func TestCharTokens(t *testing.T) {
 	for _, tc := range []struct{ chars, want int64 }{
-		{-5, 0}, {0, 0}, {1, 1}, {3, 1}, {4, 1}, {5, 2}, {8, 2}, {9, 3},
+		{-5, 0},
+		{0, 0},
+		{1, 1},
+		{3, 1},
+		{4, 1},
+		{5, 2},
+		{8, 2},
+		{9, 3},
 		{math.MaxInt64, math.MaxInt64/4 + 1},
 	} {
 		if got := CharTokens(tc.chars); got != tc.want {
@@ -138,8 +145,14 @@ func TestNanoConversions(t *testing.T) {
 		usd  float64
 		want Nano
 	}{
-		{1e-9, 1}, {0.1 + 0.2, 300_000_000}, {1.5, 1_500_000_000}, {4e-10, 0}, {6e-10, 1},
-		{-1, -NanoPerUSD}, {math.NaN(), 0}, {math.Inf(1), math.MaxInt64},
+		{1e-9, 1},
+		{0.1 + 0.2, 300_000_000},
+		{1.5, 1_500_000_000},
+		{4e-10, 0},
+		{6e-10, 1},
+		{-1, -NanoPerUSD},
+		{math.NaN(), 0},
+		{math.Inf(1), math.MaxInt64},
 	} {
 		if got := FromUSD(tc.usd); got != tc.want {
 			t.Errorf("FromUSD(%v) = %d; want %d", tc.usd, got, tc.want)
@@ -149,8 +162,13 @@ func TestNanoConversions(t *testing.T) {
 		n    Nano
 		want string
 	}{
-		{0, "0.000000"}, {1, "0.000000001"}, {1_500_000_000, "1.500000"}, {123_456_789, "0.123456789"},
-		{12_345_600, "0.0123456"}, {-500_000_000, "-0.500000"}, {math.MinInt64, "-9223372036.854775808"},
+		{0, "0.000000"},
+		{1, "0.000000001"},
+		{1_500_000_000, "1.500000"},
+		{123_456_789, "0.123456789"},
+		{12_345_600, "0.0123456"},
+		{-500_000_000, "-0.500000"},
+		{math.MinInt64, "-9223372036.854775808"},
 	} {
 		if got := tc.n.String(); got != tc.want {
 			t.Errorf("Nano(%d).String() = %q; want %q", int64(tc.n), got, tc.want)

@@ -49,8 +49,10 @@ func (f firer) Fire(ctx context.Context, req routines.FireRequest) routines.Fire
 		return f.fireOpenClaw(ctx, req, ag.Model)
 	}
 	t := sc.Template
-	task, err := d.Board.Create(ctx, board.NewTask{Title: t.Title, Description: t.Description, Kind: board.Kind(t.Kind),
-		Priority: t.Priority, TeamID: teamOf(sc.TeamID), RepoPath: f.repoOf(ctx, sc), AssigneeAgentID: ag.ID, AssigneeRuntime: ag.Runtime})
+	task, err := d.Board.Create(ctx, board.NewTask{
+		Title: t.Title, Description: t.Description, Kind: board.Kind(t.Kind),
+		Priority: t.Priority, TeamID: teamOf(sc.TeamID), RepoPath: f.repoOf(ctx, sc), AssigneeAgentID: ag.ID, AssigneeRuntime: ag.Runtime,
+	})
 	if err != nil {
 		return failed("the task could not be made: %v", err)
 	}
@@ -60,8 +62,10 @@ func (f firer) Fire(ctx context.Context, req routines.FireRequest) routines.Fire
 			return f.abandon(task.ID, failed("the task's $%.2f cap could not be set: %v", t.MaxUSD, err))
 		}
 	}
-	h, err := d.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.ID(ag.Runtime), AgentID: ag.ID, TaskID: task.ID,
-		Model: t.Model, Reason: "routine"})
+	h, err := d.Supervisor.Start(ctx, supervisor.StartParams{
+		RuntimeID: executor.ID(ag.Runtime), AgentID: ag.ID, TaskID: task.ID,
+		Model: t.Model, Reason: "routine",
+	})
 	var refusal *supervisor.Refusal
 	if errors.As(err, &refusal) && refusal.Reason == "budget_paused" {
 		return f.abandon(task.ID, skipped("%s", refusal.Msg))
@@ -204,8 +208,10 @@ func (f firer) fireOpenClaw(ctx context.Context, req routines.FireRequest, agent
 	if model == "" {
 		model = agentModel
 	}
-	h, err := d.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.OpenClaw, AgentID: sc.AgentID, TeamID: teamOf(sc.TeamID),
-		Message: msg, Model: model, SessionKey: "routine:" + sc.ID, Reason: "routine"})
+	h, err := d.Supervisor.Start(ctx, supervisor.StartParams{
+		RuntimeID: executor.OpenClaw, AgentID: sc.AgentID, TeamID: teamOf(sc.TeamID),
+		Message: msg, Model: model, SessionKey: "routine:" + sc.ID, Reason: "routine",
+	})
 	var refusal *supervisor.Refusal
 	if errors.As(err, &refusal) && refusal.Reason == "budget_paused" {
 		return skipped("%s", refusal.Msg)

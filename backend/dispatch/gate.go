@@ -65,8 +65,10 @@ func (g gate) Admit(ctx context.Context, w supervisor.QuotaWork) (executor.ID, s
 	if err != nil {
 		return "", "", &supervisor.Refusal{Reason: supervisor.ReasonQuota, Msg: hold.Reason + " (not deferred: " + err.Error() + ")"}
 	}
-	return "", "", &supervisor.Refusal{Reason: supervisor.ReasonQuota, Msg: hold.Reason + "; deferred until then",
-		DeferralID: held.ID, Until: held.Until}
+	return "", "", &supervisor.Refusal{
+		Reason: supervisor.ReasonQuota, Msg: hold.Reason + "; deferred until then",
+		DeferralID: held.ID, Until: held.Until,
+	}
 }
 
 // cancelTask drops a task's earlier deferral: the task starts now.
@@ -111,8 +113,10 @@ func (g gate) Paused(ctx context.Context, w supervisor.QuotaWork, q executor.Quo
 		if q.ResetsAt > 0 {
 			until = q.ResetsAt
 		}
-		hold = &quota.Hold{Runtime: string(w.Runtime), Window: quota.Window{Window: q.Window}, Until: until,
-			Reason: d.RuntimeName(string(w.Runtime)) + " " + quota.WindowLabel(q.Window) + " window rejected"}
+		hold = &quota.Hold{
+			Runtime: string(w.Runtime), Window: quota.Window{Window: q.Window}, Until: until,
+			Reason: d.RuntimeName(string(w.Runtime)) + " " + quota.WindowLabel(q.Window) + " window rejected",
+		}
 	}
 	held := heldWork(w)
 	held.Kind = quota.KindTask
@@ -125,8 +129,10 @@ func (g gate) Paused(ctx context.Context, w supervisor.QuotaWork, q executor.Quo
 // heldWork is the deferral of w: who and what it is, its message with keys
 // scrubbed, and a task run's place in its chain.
 func heldWork(w supervisor.QuotaWork) quota.Deferral {
-	return quota.Deferral{TaskID: w.TaskID, TeamID: w.TeamID, AgentID: w.AgentID, Title: w.Title, Message: redact.Secrets(w.Message),
-		Generation: w.Carry.Generation, Fixes: w.Carry.Fixes, ContinueSession: w.Carry.ContinueSession}
+	return quota.Deferral{
+		TaskID: w.TaskID, TeamID: w.TeamID, AgentID: w.AgentID, Title: w.Title, Message: redact.Secrets(w.Message),
+		Generation: w.Carry.Generation, Fixes: w.Carry.Fixes, ContinueSession: w.Carry.ContinueSession,
+	}
 }
 
 // RunDeferrals is the deferral timer: each deferred task or team turn goes
@@ -152,9 +158,11 @@ func (d *Door) Resume(ctx context.Context, held quota.Deferral) error {
 		// The held run comes back as it was asked: its message (a fix
 		// run's findings, a send-back's comments) and its place in the
 		// task's chain of successors and fixes.
-		_, err = d.Supervisor.Start(ctx, supervisor.StartParams{RuntimeID: executor.ID(held.Runtime), AgentID: held.AgentID,
+		_, err = d.Supervisor.Start(ctx, supervisor.StartParams{
+			RuntimeID: executor.ID(held.Runtime), AgentID: held.AgentID,
 			TaskID: held.TaskID, Message: held.Message, Reason: "quota-resume",
-			Carry: supervisor.Carry{Generation: held.Generation, Fixes: held.Fixes, ContinueSession: held.ContinueSession}})
+			Carry: supervisor.Carry{Generation: held.Generation, Fixes: held.Fixes, ContinueSession: held.ContinueSession},
+		})
 		return err
 	case quota.KindTeamTurn:
 		if d.Orchestrator == nil {

@@ -64,8 +64,10 @@ func (r *gateRig) agent(t *testing.T, rt, fb string) agents.Agent {
 
 // reject records rt's five-hour window as rejected until an hour from now.
 func (r *gateRig) reject(rt string) {
-	r.d.Quota.Observe(context.Background(), rt, executor.QuotaWindow{Window: "five_hour", Status: "rejected",
-		ResetsAt: r.now.Add(time.Hour).UnixMilli()})
+	r.d.Quota.Observe(context.Background(), rt, executor.QuotaWindow{
+		Window: "five_hour", Status: "rejected",
+		ResetsAt: r.now.Add(time.Hour).UnixMilli(),
+	})
 }
 
 // The gate lets work through while its window holds, routes it to the
@@ -76,8 +78,10 @@ func TestGateAdmitsRoutesOrDefers(t *testing.T) {
 	ctx := context.Background()
 	g := r.d.Gate()
 	ag := r.agent(t, "claude-code", "openclaw")
-	w := supervisor.QuotaWork{Runtime: "claude-code", AgentID: ag.ID, TaskID: "task-1", Title: "Read the logs",
-		Message: "use sk-ant-api03-" + strings.Repeat("x", 40)}
+	w := supervisor.QuotaWork{
+		Runtime: "claude-code", AgentID: ag.ID, TaskID: "task-1", Title: "Read the logs",
+		Message: "use sk-ant-api03-" + strings.Repeat("x", 40),
+	}
 
 	if route, why, err := g.Admit(ctx, w); route != "" || why != "" || err != nil {
 		t.Fatalf("an open window admits the work as asked: %q %q %v", route, why, err)

@@ -41,9 +41,11 @@ func (d *Door) GatewayCron(ctx context.Context) ([]routines.Schedule, routines.S
 }
 
 func gatewayJob(j openclaw.CronJob) routines.Schedule {
-	sc := routines.Schedule{ID: "openclaw:" + j.ID, Source: routines.SourceGatewayCron, ReadOnly: true, AgentID: j.AgentID,
+	sc := routines.Schedule{
+		ID: "openclaw:" + j.ID, Source: routines.SourceGatewayCron, ReadOnly: true, AgentID: j.AgentID,
 		Name: j.Name, Spec: j.Spec, Timezone: j.Timezone, Description: j.Spec, Status: routines.Idle, NextRuns: []int64{},
-		Template: routines.Template{Title: j.Name, Description: j.Description}}
+		Template: routines.Template{Title: j.Name, Description: j.Description},
+	}
 	if j.Kind == "cron" {
 		if spec, err := routines.ParseSpec(j.Spec, j.Timezone); err == nil {
 			sc.Description = routines.Describe(spec)

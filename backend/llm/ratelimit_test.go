@@ -219,12 +219,16 @@ func TestRateLimitsOverTheWire(t *testing.T) {
 	r.env["OPENROUTER_BASE_URL"] = r.srv.URL + "/v1"
 	now := time.Now()
 	r.fake.Push(msgPath,
-		fakeprovider.Response{Text: []string{"Hel", "lo"}, Usage: fakeprovider.Usage{Input: 3, Output: 2},
-			Headers: fakeprovider.AnthropicLimits(now, fakeprovider.Limit{Window: "output_tokens", Limit: 100, Remaining: 5, Reset: time.Hour})},
+		fakeprovider.Response{
+			Text: []string{"Hel", "lo"}, Usage: fakeprovider.Usage{Input: 3, Output: 2},
+			Headers: fakeprovider.AnthropicLimits(now, fakeprovider.Limit{Window: "output_tokens", Limit: 100, Remaining: 5, Reset: time.Hour}),
+		},
 		fakeprovider.RateLimited(20*time.Second, fakeprovider.AnthropicLimits(now, fakeprovider.Limit{Window: "requests", Limit: 50, Remaining: 0, Reset: time.Hour})),
 	)
-	r.fake.Push(chatPath, fakeprovider.Response{Text: []string{"hi"},
-		Headers: fakeprovider.OpenAILimits(fakeprovider.Limit{Window: "requests", Limit: 10, Remaining: 9, Reset: 6 * time.Second})})
+	r.fake.Push(chatPath, fakeprovider.Response{
+		Text:    []string{"hi"},
+		Headers: fakeprovider.OpenAILimits(fakeprovider.Limit{Window: "requests", Limit: 10, Remaining: 9, Reset: 6 * time.Second}),
+	})
 
 	var s seen
 	st, err := r.provider(t, "anthropic").Stream(s.ctx(), baseReq())
@@ -287,8 +291,10 @@ func TestRateLimitsThroughFallback(t *testing.T) {
 	r := newRig(t)
 	rt := twoCandidates(t, r)
 	r.fake.Push(msgPath, fakeprovider.RateLimited(time.Minute, nil))
-	r.fake.Push(chatPath, fakeprovider.Response{Text: []string{"ok"},
-		Headers: fakeprovider.OpenAILimits(fakeprovider.Limit{Window: "tokens", Limit: 1000, Remaining: 400, Reset: time.Second})})
+	r.fake.Push(chatPath, fakeprovider.Response{
+		Text:    []string{"ok"},
+		Headers: fakeprovider.OpenAILimits(fakeprovider.Limit{Window: "tokens", Limit: 1000, Remaining: 400, Reset: time.Second}),
+	})
 	var s seen
 	st, err := rt.Stream(s.ctx(), baseReq())
 	if err != nil {

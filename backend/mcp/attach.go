@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // Attach configuration: the one place that knows how each runtime is told
@@ -127,16 +128,26 @@ func BuildAttach(o AttachOptions) (Attach, error) {
 	for _, name := range openClawServers {
 		openclaw[ServerName(name)] = map[string]any{"url": unbound[ServerName(name)], "transport": "streamable-http", "headers": bearer}
 	}
-	a.Clients[ClientClaude] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcpServers": claude}),
-		Where: "claude --mcp-config '<this JSON>' (inline or a file), or a project's .mcp.json"}
-	a.Clients[ClientCodex] = ClientConfig{Format: "toml", Text: codexTOML(bound), Env: map[string]string{TokenEnv: tok},
-		Where: "$CODEX_HOME/config.toml (default ~/.codex/config.toml), with " + TokenEnv + " in Codex's environment"}
-	a.Clients[ClientHermes] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
-		Where: "$HERMES_HOME/mcp.json"}
-	a.Clients[ClientOpenClaw] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcp": map[string]any{"servers": openclaw}}),
-		Where: "merged into the Gateway's openclaw.json (or one `openclaw mcp set <name> '<entry>'` per server); unbound, without TeamChat"}
-	a.Clients[ClientJSON] = ClientConfig{Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
-		Where: "an MCP client's JSON config (the common mcpServers form: url and headers per server)"}
+	a.Clients[ClientClaude] = ClientConfig{
+		Format: "json", Text: jsonText(map[string]any{"mcpServers": claude}),
+		Where: "claude --mcp-config '<this JSON>' (inline or a file), or a project's .mcp.json",
+	}
+	a.Clients[ClientCodex] = ClientConfig{
+		Format: "toml", Text: codexTOML(bound), Env: map[string]string{TokenEnv: tok},
+		Where: "$CODEX_HOME/config.toml (default ~/.codex/config.toml), with " + TokenEnv + " in Codex's environment",
+	}
+	a.Clients[ClientHermes] = ClientConfig{
+		Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
+		Where: "$HERMES_HOME/mcp.json",
+	}
+	a.Clients[ClientOpenClaw] = ClientConfig{
+		Format: "json", Text: jsonText(map[string]any{"mcp": map[string]any{"servers": openclaw}}),
+		Where: "merged into the Gateway's openclaw.json (or one `openclaw mcp set <name> '<entry>'` per server); unbound, without TeamChat",
+	}
+	a.Clients[ClientJSON] = ClientConfig{
+		Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
+		Where: "an MCP client's JSON config (the common mcpServers form: url and headers per server)",
+	}
 	return a, nil
 }
 

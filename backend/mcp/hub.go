@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/clawboo/desktop/backend/mcp/memory"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
@@ -96,9 +97,11 @@ func New(o Options) (*Hub, error) {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	h := &Hub{opts: o, signer: NewSigner(o.BindingKey), servers: map[string]*server.MCPServer{},
+	h := &Hub{
+		opts: o, signer: NewSigner(o.BindingKey), servers: map[string]*server.MCPServer{},
 		http: map[string]*server.StreamableHTTPServer{}, creds: newCredentials(o.Token, o.BindingKey),
-		sessions: newSessionTable(sessionIdle, maxSessions, o.Now, o.Log)}
+		sessions: newSessionTable(sessionIdle, maxSessions, o.Now, o.Log),
+	}
 	builders := map[string]func(*Hub) (*server.MCPServer, error){
 		Tasks: newTasksServer, Memory: newMemoryServer, Tools: newToolsServer, TeamChat: newTeamChatServer,
 	}

@@ -2,11 +2,12 @@ package mcp
 
 import (
 	"context"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -124,8 +125,10 @@ func TestHTTPAuthAndBinding(t *testing.T) {
 	// Spoofing: change the agent, drop the signature, sign with another key.
 	q := h.Signer().Query(b)
 	other := NewSigner([]byte("another-key-0123456789")).Query(b)
-	for _, bad := range []string{strings.Replace(q, "alice", "mallory", 1), "team=team-a&agent=alice", other,
-		strings.Replace(q, "delegate=1&", "", 1), q + "&ro=1"} {
+	for _, bad := range []string{
+		strings.Replace(q, "alice", "mallory", 1), "team=team-a&agent=alice", other,
+		strings.Replace(q, "delegate=1&", "", 1), q + "&ro=1",
+	} {
 		if _, err := httpClient(t, srv.URL+"/mcp/tasks?"+bad, auth); err == nil {
 			t.Fatalf("a forged binding was accepted: %s", bad)
 		}

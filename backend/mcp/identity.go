@@ -4,9 +4,10 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/url"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // Binding is who a session acts for (defined with the servers' shared call

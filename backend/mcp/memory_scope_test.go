@@ -32,8 +32,13 @@ func TestMemoryScopeSameOverHTTP(t *testing.T) {
 	}
 	defer seed.Close()
 	for _, f := range []struct{ title, team, agent string }{
-		{"global", "", ""}, {"team-a", "team-a", ""}, {"team-a-alice", "team-a", "alice"}, {"team-a-bob", "team-a", "bob"},
-		{"alice-only", "", "alice"}, {"team-b", "team-b", ""}, {"team-b-carol", "team-b", "carol"},
+		{"global", "", ""},
+		{"team-a", "team-a", ""},
+		{"team-a-alice", "team-a", "alice"},
+		{"team-a-bob", "team-a", "bob"},
+		{"alice-only", "", "alice"},
+		{"team-b", "team-b", ""},
+		{"team-b-carol", "team-b", "carol"},
 	} {
 		args := map[string]any{"title": f.title, "content": "zebra crossing notes for " + f.title}
 		if f.team != "" {

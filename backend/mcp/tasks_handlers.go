@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -166,8 +167,10 @@ func (ts *tasksServer) createTask(ctx context.Context, c Caller, a createArgs) *
 		}
 		team = c.TeamID
 	}
-	n := NewTask{Title: a.Title, Description: a.Description, Status: a.Status, Priority: a.Priority,
-		TeamID: team, AssigneeRuntime: a.AssigneeRuntime}
+	n := NewTask{
+		Title: a.Title, Description: a.Description, Status: a.Status, Priority: a.Priority,
+		TeamID: team, AssigneeRuntime: a.AssigneeRuntime,
+	}
 	if a.ParentTaskID != "" {
 		return ts.createChild(ctx, c, a.ParentTaskID, a.TeamID, n)
 	}

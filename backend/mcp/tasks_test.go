@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -442,8 +443,12 @@ func TestRateWindowKeysAndRetry(t *testing.T) {
 		ok   bool
 		wait time.Duration
 	}{
-		{"k", 0, true, 0}, {"k", 10 * time.Second, true, 0}, {"k", 20 * time.Second, false, 40 * time.Second},
-		{"other", 20 * time.Second, true, 0}, {"k", time.Minute, true, 0}, {"k", time.Minute, false, 10 * time.Second},
+		{"k", 0, true, 0},
+		{"k", 10 * time.Second, true, 0},
+		{"k", 20 * time.Second, false, 40 * time.Second},
+		{"other", 20 * time.Second, true, 0},
+		{"k", time.Minute, true, 0},
+		{"k", time.Minute, false, 10 * time.Second},
 	} {
 		ok, wait := w.take(tc.key, t0.Add(tc.at))
 		if ok != tc.ok || wait != tc.wait {

@@ -3,9 +3,10 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
 	"unicode"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/teams"

@@ -418,7 +418,8 @@ func TestTeamChatOverHTTPWithSignedBinding(t *testing.T) {
 	}
 	listed := func(c interface {
 		ListTools(context.Context, mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
-	}) bool {
+	},
+	) bool {
 		r, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,9 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"sync"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // Credentials: the bearer tokens that open the HTTP servers. There are

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
-	"github.com/clawboo/desktop/internal/testkit"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/clawboo/desktop/internal/testkit"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )

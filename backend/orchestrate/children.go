@@ -92,8 +92,10 @@ func (e *Engine) dispatch(ctx context.Context, id string) error {
 		return e.startFailed(ctx, r, fmt.Errorf("@%s is no longer a member of the team", m.Name), false)
 	}
 	mail, _ := e.digest(ctx, team, m, DigestBudget)
-	p := supervisor.StartParams{RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TaskID: r.taskID,
-		Context: e.turnContext(ctx, team, m, mail), Reason: "delegation", IdleTimeout: IdleWatchdog, IdleToolOpen: IdleToolOpen}
+	p := supervisor.StartParams{
+		RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TaskID: r.taskID,
+		Context: e.turnContext(ctx, team, m, mail), Reason: "delegation", IdleTimeout: IdleWatchdog, IdleToolOpen: IdleToolOpen,
+	}
 	if m.Runtime != string(executor.Native) {
 		p.Model = m.Model
 	}

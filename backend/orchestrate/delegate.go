@@ -106,8 +106,10 @@ func (e *Engine) makeDelegation(ctx context.Context, t *turn, d executor.Delegat
 		undo()
 		return "", e.refuseDelegation(team.ID, "the mission task could not be made: "+err.Error())
 	}
-	child, err := e.o.Board.Create(ctx, board.NewTask{Title: taskTitle(task), Description: task, Kind: kind, TeamID: team.ID,
-		ParentID: mission, RepoPath: repo, AssigneeRuntime: m.Runtime, AssigneeAgentID: m.AgentID})
+	child, err := e.o.Board.Create(ctx, board.NewTask{
+		Title: taskTitle(task), Description: task, Kind: kind, TeamID: team.ID,
+		ParentID: mission, RepoPath: repo, AssigneeRuntime: m.Runtime, AssigneeAgentID: m.AgentID,
+	})
 	if err != nil {
 		undo()
 		return "", e.refuseDelegation(team.ID, fmt.Sprintf("the task for @%s was not made: %v", m.Name, err))
@@ -141,8 +143,10 @@ func (e *Engine) ensureMission(ctx context.Context, t *turn) (string, error) {
 	if title == "" {
 		title = "Mission"
 	}
-	mt, err := e.o.Board.Create(ctx, board.NewTask{Title: title, Description: "The team's mission; the tasks under it are the delegations.",
-		Status: board.Backlog, Kind: board.Research, TeamID: t.teamID, RepoPath: t.repo})
+	mt, err := e.o.Board.Create(ctx, board.NewTask{
+		Title: title, Description: "The team's mission; the tasks under it are the delegations.",
+		Status: board.Backlog, Kind: board.Research, TeamID: t.teamID, RepoPath: t.repo,
+	})
 	if err != nil {
 		return "", err
 	}

@@ -179,9 +179,11 @@ func New(o Options) *Engine {
 	if o.PumpEvery <= 0 {
 		o.PumpEvery = PumpEvery
 	}
-	e := &Engine{o: o, Posts: bus.New[teams.Post](0), Live: bus.New[LiveEvent](0),
+	e := &Engine{
+		o: o, Posts: bus.New[teams.Post](0), Live: bus.New[LiveEvent](0),
 		turns: map[string]*turn{}, leading: map[string]*turn{}, batch: map[string]*time.Timer{}, fires: map[string]int{},
-		inReview: map[string]bool{}, merged: map[string]bool{}, stopped: map[string]int64{}}
+		inReview: map[string]bool{}, merged: map[string]bool{}, stopped: map[string]int64{},
+	}
 	e.root, e.cancel = context.WithCancel(context.Background())
 	return e
 }
@@ -249,8 +251,10 @@ func (e *Engine) forwardBoard(sub *bus.Subscription[board.Event]) {
 			}
 			t := ev.Task
 			e.onTask(*t)
-			e.Live.Publish(LiveEvent{TeamID: *t.TeamID, Kind: "board", Task: &BoardChange{TaskID: t.ID, Title: t.Title,
-				Status: string(t.Status), AssigneeAgentID: t.AssigneeAgentID}})
+			e.Live.Publish(LiveEvent{TeamID: *t.TeamID, Kind: "board", Task: &BoardChange{
+				TaskID: t.ID, Title: t.Title,
+				Status: string(t.Status), AssigneeAgentID: t.AssigneeAgentID,
+			}})
 		}
 	}
 }

@@ -281,8 +281,10 @@ func (e *Engine) peerWake(ctx context.Context, p teams.Post) {
 			}
 			return
 		}
-		if _, err := e.startTurn(ctx, team, m, turnSpec{message: fmt.Sprintf("@%s wrote to you in the team room (above). Reply there.", author.Name),
-			peer: true}); err != nil {
+		if _, err := e.startTurn(ctx, team, m, turnSpec{
+			message: fmt.Sprintf("@%s wrote to you in the team room (above). Reply there.", author.Name),
+			peer:    true,
+		}); err != nil {
 			e.system(team.ID, fmt.Sprintf("@%s did not take a turn to reply: %s", m.Name, words(err)))
 		}
 	}

@@ -75,8 +75,10 @@ func (e *Engine) Mission(ctx context.Context, teamID string, pr Probes) (Mission
 			working[*t.AssigneeAgentID] = t
 		}
 		if len(out.RecentTasks) < 50 {
-			out.RecentTasks = append(out.RecentTasks, TaskRow{ID: t.ID, Title: t.Title, Status: string(t.Status), Kind: string(t.Kind),
-				AssigneeAgentID: t.AssigneeAgentID, UpdatedAt: t.UpdatedAt})
+			out.RecentTasks = append(out.RecentTasks, TaskRow{
+				ID: t.ID, Title: t.Title, Status: string(t.Status), Kind: string(t.Kind),
+				AssigneeAgentID: t.AssigneeAgentID, UpdatedAt: t.UpdatedAt,
+			})
 		}
 	}
 	live := e.LiveTurns(teamID)

@@ -169,8 +169,10 @@ func TestASendBackIsToldInTheRoom(t *testing.T) {
 		}
 	}
 	until(t, "the mission to follow", func() bool { m, _ := r.bd.Get(ctx, d.mission); return m.Status == board.InReview })
-	if _, err := r.sup.Start(ctx, supervisor.StartParams{RuntimeID: executor.Mock, TaskID: d.taskID, AgentID: "mo",
-		Message: "Review comments:\n- parser.go:3 — use clearer names", Reason: "review"}); err != nil {
+	if _, err := r.sup.Start(ctx, supervisor.StartParams{
+		RuntimeID: executor.Mock, TaskID: d.taskID, AgentID: "mo",
+		Message: "Review comments:\n- parser.go:3 — use clearer names", Reason: "review",
+	}); err != nil {
 		t.Fatal(err)
 	}
 	sent := r.waitPost(t, "the send-back post", func(p teams.Post) bool { return strings.HasPrefix(p.Body, "Sent back to @Mo:") })

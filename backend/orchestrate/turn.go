@@ -101,8 +101,10 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	if closed {
 		return "", ErrClosed
 	}
-	t := &turn{teamID: team.ID, agentID: m.AgentID, name: m.Name, runtime: m.Runtime, leader: m.Role == "leader",
-		mission: spec.mission, title: spec.title, peer: spec.peer}
+	t := &turn{
+		teamID: team.ID, agentID: m.AgentID, name: m.Name, runtime: m.Runtime, leader: m.Role == "leader",
+		mission: spec.mission, title: spec.title, peer: spec.peer,
+	}
 	if team.RepoPath != nil {
 		t.repo = *team.RepoPath
 	}
@@ -113,9 +115,11 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	if err != nil {
 		return "", err
 	}
-	p := supervisor.StartParams{RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TeamID: team.ID,
+	p := supervisor.StartParams{
+		RuntimeID: executor.ID(m.Runtime), AgentID: m.AgentID, TeamID: team.ID,
 		Message: spec.message, Context: e.turnContext(ctx, team, m, mail), SessionKey: "team:" + team.ID + ":" + m.AgentID,
-		Reason: "team-turn", IdleTimeout: IdleWatchdog, IdleToolOpen: IdleToolOpen}
+		Reason: "team-turn", IdleTimeout: IdleWatchdog, IdleToolOpen: IdleToolOpen,
+	}
 	if m.Runtime != string(executor.Native) {
 		p.Model = m.Model
 	}

@@ -39,8 +39,10 @@ func PythonEnv() []string { return []string{"PYTHONUSERBASE", "VIRTUAL_ENV"} }
 // WindowsEnv is what a program on Windows also needs to start (BaseEnv is
 // the Unix set).
 func WindowsEnv() []string {
-	return []string{"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
-		"USERPROFILE", "TEMP", "TMP", "PROGRAMDATA", "PROGRAMFILES"}
+	return []string{
+		"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
+		"USERPROFILE", "TEMP", "TMP", "PROGRAMDATA", "PROGRAMFILES",
+	}
 }
 
 // InstallerEnv adds what package managers read for their own configuration
@@ -151,10 +153,12 @@ func HostOwned(name string) bool {
 		}
 	}
 	u := strings.ToUpper(name)
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "CLAWBOO_", "LC_", "XDG_", "SSH_", "GPG_", "NPM_CONFIG_", "PIP_", "PIPX_", "BASH_FUNC_",
+	for _, p := range []string{
+		"LD_", "DYLD_", "GIT_", "CLAWBOO_", "LC_", "XDG_", "SSH_", "GPG_", "NPM_CONFIG_", "PIP_", "PIPX_", "BASH_FUNC_",
 		"MALLOC_", "GCONV_", "OPENSSL_", "DOTNET_", "BUNDLE_", "DBUS_",
 		// The runtimes' own homes, keys and switches (CODEX_HOME, CLAUDE_CONFIG_DIR, …).
-		"CLAUDE_", "CODEX_", "HERMES_", "OPENCLAW_", "ANTHROPIC_", "OPENAI_", "PYTHON", "IS_SANDBOX"} {
+		"CLAUDE_", "CODEX_", "HERMES_", "OPENCLAW_", "ANTHROPIC_", "OPENAI_", "PYTHON", "IS_SANDBOX",
+	} {
 		if strings.HasPrefix(u, p) {
 			return true
 		}

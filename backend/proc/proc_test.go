@@ -309,11 +309,13 @@ func TestNoStdinUnlessAsked(t *testing.T) {
 }
 
 func TestHostOwnedNames(t *testing.T) {
-	for _, n := range []string{"PATH", "path", "HOME", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "GIT_DIR", "git_config_global",
+	for _, n := range []string{
+		"PATH", "path", "HOME", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "GIT_DIR", "git_config_global",
 		"CLAWBOO_PORT", "NODE_OPTIONS", "BASH_ENV", "PYTHONPATH", "npm_config_prefix", "LC_ALL", "XDG_CONFIG_HOME", "CI", "IFS",
 		"CODEX_HOME", "HERMES_HOME", "CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "PYTHONUNBUFFERED",
 		"GCONV_PATH", "OPENSSL_CONF", "MAKEFLAGS", "PROMPT_COMMAND", "EDITOR", "PAGER", "CC", "CURL_HOME", "WGETRC",
-		"VISUAL", "BROWSER", "LESSOPEN", "CFLAGS", "LDFLAGS", "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "SSH_ASKPASS"} {
+		"VISUAL", "BROWSER", "LESSOPEN", "CFLAGS", "LDFLAGS", "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "SSH_ASKPASS",
+	} {
 		if !HostOwned(n) {
 			t.Errorf("%s is the host's", n)
 		}

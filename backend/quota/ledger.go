@@ -162,8 +162,10 @@ func (s *Service) Observe(ctx context.Context, runtime string, q executor.QuotaW
 		return false
 	}
 	now := s.opts.Now().UnixMilli()
-	w := Window{Runtime: runtime, Account: clip(q.Account, maxAccount), Window: q.Window, Status: q.Status,
-		SeenAt: now, Source: clip(q.Source, maxSource)}
+	w := Window{
+		Runtime: runtime, Account: clip(q.Account, maxAccount), Window: q.Window, Status: q.Status,
+		SeenAt: now, Source: clip(q.Source, maxSource),
+	}
 	if u := q.Utilization; u != nil && !math.IsNaN(*u) && !math.IsInf(*u, 0) {
 		v := math.Max(0, math.Min(*u, 10))
 		w.Utilization = &v

@@ -36,8 +36,10 @@ func open(t *testing.T, path string, c *fakeClock) (*Service, func()) {
 	var once sync.Once
 	closeDB := func() { once.Do(func() { _ = st.Close() }) }
 	t.Cleanup(closeDB)
-	s, err := New(context.Background(), Options{Store: st, Now: c.now, Events: bus.New[Event](0),
-		Name: func(r string) string { return map[string]string{"claude-code": "Claude Code"}[r] }})
+	s, err := New(context.Background(), Options{
+		Store: st, Now: c.now, Events: bus.New[Event](0),
+		Name: func(r string) string { return map[string]string{"claude-code": "Claude Code"}[r] },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +60,10 @@ func TestLedgerKeepsTheLatestWindowAcrossARestart(t *testing.T) {
 	c.add(time.Minute)
 	s.Observe(ctx, "claude-code", executor.QuotaWindow{Window: "five_hour", Status: "allowed_warning", Utilization: f(0.91), ResetsAt: reset})
 	for _, bad := range []executor.QuotaWindow{
-		{Window: "Five Hour", Status: "allowed"}, {Window: "five_hour", Status: "maybe"},
-		{Window: strings.Repeat("x", 41), Status: "allowed"}, {Window: "", Status: "allowed"},
+		{Window: "Five Hour", Status: "allowed"},
+		{Window: "five_hour", Status: "maybe"},
+		{Window: strings.Repeat("x", 41), Status: "allowed"},
+		{Window: "", Status: "allowed"},
 	} {
 		if s.Observe(ctx, "claude-code", bad) {
 			t.Errorf("malformed window %+v was kept", bad)
@@ -85,8 +89,10 @@ func TestLedgerIsBounded(t *testing.T) {
 	s, _ := open(t, filepath.Join(t.TempDir(), "q.db"), c)
 	for i := 0; i < MaxWindows+30; i++ {
 		c.add(time.Millisecond)
-		s.Observe(context.Background(), "native", executor.QuotaWindow{Window: "w" + strings.Repeat("x", i%30) + string(rune('a'+i%26)),
-			Account: strings.Repeat("acct", 100) + string(rune('a'+i/26)), Status: "allowed"})
+		s.Observe(context.Background(), "native", executor.QuotaWindow{
+			Window:  "w" + strings.Repeat("x", i%30) + string(rune('a'+i%26)),
+			Account: strings.Repeat("acct", 100) + string(rune('a'+i/26)), Status: "allowed",
+		})
 	}
 	ws := s.Windows()
 	if len(ws) > MaxWindows {
@@ -138,9 +144,12 @@ func TestGovernorHoldsAtTheThresholdAndQuotaBudgets(t *testing.T) {
 	if h, _ := s.Check(ctx, Ask{Runtime: "claude-code", TeamID: "t2"}); h != nil {
 		t.Fatalf("another team is not held: %+v", h)
 	}
-	for _, bad := range []Limit{{Scope: "mission", ScopeID: "x", Window: "seven_day", MaxPercent: 50},
-		{Scope: "team", ScopeID: "t1", Window: "seven day", MaxPercent: 50}, {Scope: "team", ScopeID: "t1", Window: "seven_day", MaxPercent: 0},
-		{Scope: "team", ScopeID: "", Window: "seven_day", MaxPercent: 5}} {
+	for _, bad := range []Limit{
+		{Scope: "mission", ScopeID: "x", Window: "seven_day", MaxPercent: 50},
+		{Scope: "team", ScopeID: "t1", Window: "seven day", MaxPercent: 50},
+		{Scope: "team", ScopeID: "t1", Window: "seven_day", MaxPercent: 0},
+		{Scope: "team", ScopeID: "", Window: "seven_day", MaxPercent: 5},
+	} {
 		if _, err := s.SetLimit(ctx, bad); err == nil {
 			t.Errorf("limit %+v accepted", bad)
 		}

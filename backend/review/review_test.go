@@ -32,8 +32,11 @@ func TestWanted(t *testing.T) {
 		team, risky bool
 		want        bool
 	}{
-		{Auto, true, true, true}, {Auto, true, false, false}, {Auto, false, true, false},
-		{On, false, false, true}, {Off, true, true, false},
+		{Auto, true, true, true},
+		{Auto, true, false, false},
+		{Auto, false, true, false},
+		{On, false, false, true},
+		{Off, true, true, false},
 	}
 	for _, c := range cases {
 		if got := Wanted(c.m, c.team, c.risky); got != c.want {
@@ -75,10 +78,14 @@ func TestParse(t *testing.T) {
 		"empty": {`{"findings":[]}`, []Finding{}},
 		"null":  {`{"findings":null}`, []Finding{}},
 		"fence": {"Here is my review.\n```json\n{\"findings\":[{\"severity\":\"Data loss\",\"note\":\"drops rows\"}]}\n```\n", []Finding{{DataLoss, "", 0, "drops rows"}}},
-		"after prose with braces": {"I checked {everything}. {\"a\":1} Final: {\"findings\":[{\"severity\":\"style\",\"file\":\"x\",\"line\":\"7\",\"note\":\"naming\"}]}",
-			[]Finding{{Style, "x", 7, "naming"}}},
-		"reference shape": {`{"findings":[{"severity":"security","title":"SQL injection","body":"use a placeholder","filePath":"db.go","startLine":12}]}`,
-			[]Finding{{Security, "db.go", 12, "SQL injection: use a placeholder"}}},
+		"after prose with braces": {
+			"I checked {everything}. {\"a\":1} Final: {\"findings\":[{\"severity\":\"style\",\"file\":\"x\",\"line\":\"7\",\"note\":\"naming\"}]}",
+			[]Finding{{Style, "x", 7, "naming"}},
+		},
+		"reference shape": {
+			`{"findings":[{"severity":"security","title":"SQL injection","body":"use a placeholder","filePath":"db.go","startLine":12}]}`,
+			[]Finding{{Security, "db.go", 12, "SQL injection: use a placeholder"}},
+		},
 		"unknown severity": {`{"findings":[{"severity":"catastrophic","note":"x"}]}`, []Finding{{Other, "", 0, "x"}}},
 		"last wins":        {`{"findings":[{"severity":"crash","note":"draft"}]} then {"findings":[]}`, []Finding{}},
 		"not json":         {"looks fine to me", []Finding{{Other, "", 0, notJSON}}},

@@ -78,7 +78,8 @@ func scanFire(sc scanner) (Fire, error) {
 
 func (s *Service) getRow(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, id string) (row, error) {
+}, id string,
+) (row, error) {
 	r, err := scanSchedule(q.QueryRowContext(ctx, `SELECT `+scheduleCols+` FROM schedules WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound

@@ -105,8 +105,10 @@ func New(o Options) *Service {
 	if o.Owner == "" {
 		o.Owner = ulid.Make().String()
 	}
-	s := &Service{db: o.Store, firer: o.Firer, clock: o.Clock, log: o.Log, owner: o.Owner, grace: o.Grace,
-		Events: o.Events, wake: make(chan struct{}, 1)}
+	s := &Service{
+		db: o.Store, firer: o.Firer, clock: o.Clock, log: o.Log, owner: o.Owner, grace: o.Grace,
+		Events: o.Events, wake: make(chan struct{}, 1),
+	}
 	if s.grace == nil {
 		s.grace = s.graceSetting
 	}

@@ -139,8 +139,10 @@ func (s *Service) dispatch(ctx context.Context, r row, now time.Time, grace time
 	}
 	fire, err := s.begin(ctx, r.ID, due, now, reason, false, next)
 	if errors.Is(err, ErrConflict) {
-		skip := Fire{ID: ulid.Make().String(), ScheduleID: r.ID, DueAt: due.UnixMilli(), Outcome: OutcomeSkipped,
-			Reason: "skipped: the previous fire is still running"}
+		skip := Fire{
+			ID: ulid.Make().String(), ScheduleID: r.ID, DueAt: due.UnixMilli(), Outcome: OutcomeSkipped,
+			Reason: "skipped: the previous fire is still running",
+		}
 		s.record(ctx, skip, now)
 		s.release(ctx, r.ID, next, OutcomeSkipped, "")
 		return

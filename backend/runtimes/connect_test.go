@@ -46,8 +46,12 @@ func TestConnectRoutesNativeProvidersToTheirSlots(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	cases := []struct{ provider, slot string }{
-		{"", "ANTHROPIC_API_KEY"}, {"anthropic", "ANTHROPIC_API_KEY"}, {"openai", "OPENAI_API_KEY"},
-		{"openrouter", "OPENROUTER_API_KEY"}, {"groq", "GROQ_API_KEY"}, {"moonshot", "MOONSHOT_API_KEY"},
+		{"", "ANTHROPIC_API_KEY"},
+		{"anthropic", "ANTHROPIC_API_KEY"},
+		{"openai", "OPENAI_API_KEY"},
+		{"openrouter", "OPENROUTER_API_KEY"},
+		{"groq", "GROQ_API_KEY"},
+		{"moonshot", "MOONSHOT_API_KEY"},
 	}
 	for _, tc := range cases {
 		res, err := w.cat.Connect(ctx, executor.Native, "  key-for-"+tc.slot+"  ", tc.provider)

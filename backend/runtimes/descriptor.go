@@ -77,24 +77,34 @@ func Descriptors() []Descriptor {
 		}
 	}
 	return []Descriptor{
-		{ID: executor.ClaudeCode, Name: "Claude Code", AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"), AltEnvVars: []string{},
+		{
+			ID: executor.ClaudeCode, Name: "Claude Code", AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"), AltEnvVars: []string{},
 			InstallCommand: ptr("npm install -g @anthropic-ai/claude-code@2"), Installer: InstallNpm, Package: "@anthropic-ai/claude-code@2",
-			DocsURL: "https://docs.claude.com/en/docs/claude-code/overview", HealthBin: ptr("claude"), Providers: []string{"anthropic"}},
-		{ID: executor.Codex, Name: "Codex", AuthKind: AuthOAuth, AltEnvVars: []string{},
+			DocsURL: "https://docs.claude.com/en/docs/claude-code/overview", HealthBin: ptr("claude"), Providers: []string{"anthropic"},
+		},
+		{
+			ID: executor.Codex, Name: "Codex", AuthKind: AuthOAuth, AltEnvVars: []string{},
 			InstallCommand: ptr("npm install -g @openai/codex@0"), Installer: InstallNpm, Package: "@openai/codex@0",
-			DocsURL: "https://developers.openai.com/codex/cli", HealthBin: ptr("codex"), LoginCommand: ptr("codex login"), Providers: []string{}},
-		{ID: executor.Hermes, Name: "Hermes", AuthKind: AuthAPIKey, EnvVar: ptr("OPENROUTER_API_KEY"), AltEnvVars: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"},
+			DocsURL: "https://developers.openai.com/codex/cli", HealthBin: ptr("codex"), LoginCommand: ptr("codex login"), Providers: []string{},
+		},
+		{
+			ID: executor.Hermes, Name: "Hermes", AuthKind: AuthAPIKey, EnvVar: ptr("OPENROUTER_API_KEY"), AltEnvVars: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"},
 			InstallCommand: ptr("pipx install 'hermes-agent<1'"), Installer: InstallPip, Package: "hermes-agent<1",
-			DocsURL: "https://hermes-agent.nousresearch.com/docs", HealthBin: ptr("hermes"), Providers: []string{"openrouter", "anthropic", "openai"}},
-		{ID: executor.Native, Name: "Clawboo Native", BuiltIn: true, AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"),
-			AltEnvVars: nativeAlt, DocsURL: "https://docs.claw.boo/runtimes/native", Providers: nativeProviders},
+			DocsURL: "https://hermes-agent.nousresearch.com/docs", HealthBin: ptr("hermes"), Providers: []string{"openrouter", "anthropic", "openai"},
+		},
+		{
+			ID: executor.Native, Name: "Clawboo Native", BuiltIn: true, AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"),
+			AltEnvVars: nativeAlt, DocsURL: "https://docs.claw.boo/runtimes/native", Providers: nativeProviders,
+		},
 	}
 }
 
 // mockDescriptor describes clawboo-mock for its runtimes[] entry only.
 func mockDescriptor() Descriptor {
-	return Descriptor{ID: executor.Mock, Name: "Mock (fault injection)", BuiltIn: true, AuthKind: AuthNone, AltEnvVars: []string{},
-		DocsURL: "https://docs.claw.boo/reference/packages/adapters", Providers: []string{}}
+	return Descriptor{
+		ID: executor.Mock, Name: "Mock (fault injection)", BuiltIn: true, AuthKind: AuthNone, AltEnvVars: []string{},
+		DocsURL: "https://docs.claw.boo/reference/packages/adapters", Providers: []string{},
+	}
 }
 
 // DeriveState is seed 002's state table.

@@ -59,8 +59,10 @@ func TestNpmInstallFlows(t *testing.T) {
 	}{
 		{"success", `echo "added 1 package: $*"; printf '#!/bin/sh\n' > "${0%/*}/claude"; chmod +x "${0%/*}/claude"`, "progress:installing,complete"},
 		{"binary still missing", `echo "added 1 package"`, "progress:installing,complete:warning"},
-		{"eacces", `echo "npm ERR! code EACCES" >&2; echo "npm ERR! Error: EACCES: permission denied, mkdir '/usr/lib/node_modules'" >&2; exit 243`,
-			"progress:installing,error:EACCES,error:EXIT_243"},
+		{
+			"eacces", `echo "npm ERR! code EACCES" >&2; echo "npm ERR! Error: EACCES: permission denied, mkdir '/usr/lib/node_modules'" >&2; exit 243`,
+			"progress:installing,error:EACCES,error:EXIT_243",
+		},
 		{"failure", `echo "npm ERR! 404 Not Found" >&2; exit 1`, "progress:installing,error:EXIT_1"},
 		{"cannot start", "", "progress:installing,error:SPAWN_ERROR"},
 	}

@@ -73,9 +73,15 @@ func TestCompactRunMergesDeltasAndKeepsEverythingElse(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
 	seedRun(t, s, "r", true, []ev{
-		{Kind: "status", Name: "init"}, text("He"), text("llo"), reasoning("hm"), reasoning("m"), text(","),
-		{Kind: "tool-call", Name: "build"}, {Kind: "tool-result", Name: "build"}, text(" wor"), text("ld"),
-		{Kind: "cost"}, {Kind: "error"}, text("!"), {Kind: "done", Reason: "success"},
+		{Kind: "status", Name: "init"},
+		text("He"), text("llo"), reasoning("hm"), reasoning("m"), text(","),
+		{Kind: "tool-call", Name: "build"},
+		{Kind: "tool-result", Name: "build"},
+		text(" wor"), text("ld"),
+		{Kind: "cost"},
+		{Kind: "error"},
+		text("!"),
+		{Kind: "done", Reason: "success"},
 	})
 	st, err := s.CompactRun(ctx, "r")
 	if err != nil {
@@ -92,9 +98,19 @@ func TestCompactRunMergesDeltasAndKeepsEverythingElse(t *testing.T) {
 	for _, e := range storedLog(t, s, "r") {
 		got = append(got, k{e.Seq, e.Kind, e.Text})
 	}
-	want := []k{{1, "status", ""}, {3, "text-delta", "Hello"}, {5, "text-delta", "hmm"}, {6, "text-delta", ","},
-		{7, "tool-call", ""}, {8, "tool-result", ""}, {10, "text-delta", " world"}, {11, "cost", ""}, {12, "error", ""},
-		{13, "text-delta", "!"}, {14, "done", ""}}
+	want := []k{
+		{1, "status", ""},
+		{3, "text-delta", "Hello"},
+		{5, "text-delta", "hmm"},
+		{6, "text-delta", ","},
+		{7, "tool-call", ""},
+		{8, "tool-result", ""},
+		{10, "text-delta", " world"},
+		{11, "cost", ""},
+		{12, "error", ""},
+		{13, "text-delta", "!"},
+		{14, "done", ""},
+	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}

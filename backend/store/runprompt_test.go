@@ -13,16 +13,20 @@ func TestRunPromptRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	msg := "first line\nsecond line\n\n  indented third"
 	err := s.WriteBatch(ctx, func(b *Batch) error {
-		if err := b.InsertRun(NewRun{ID: "r1", RuntimeID: "clawboo-mock", Title: "first line", CreatedAt: 1,
-			SessionKey: "agent:a:chat", Prompt: msg}); err != nil {
+		if err := b.InsertRun(NewRun{
+			ID: "r1", RuntimeID: "clawboo-mock", Title: "first line", CreatedAt: 1,
+			SessionKey: "agent:a:chat", Prompt: msg,
+		}); err != nil {
 			return err
 		}
 		if err := b.InsertRun(NewRun{ID: "r2", RuntimeID: "clawboo-mock", Title: "none", CreatedAt: 2, SessionKey: "agent:a:chat"}); err != nil {
 			return err
 		}
 		// A run whose first write never landed: its final write is whole.
-		return b.FinishOrSave(NewRun{ID: "r3", RuntimeID: "clawboo-mock", Title: "saved", CreatedAt: 3, Prompt: "saved whole\nyes",
-			SessionKey: "agent:a:chat", Final: &RunFinish{ID: "r3", Status: RunSucceeded, EndedAt: 4}}, nil)
+		return b.FinishOrSave(NewRun{
+			ID: "r3", RuntimeID: "clawboo-mock", Title: "saved", CreatedAt: 3, Prompt: "saved whole\nyes",
+			SessionKey: "agent:a:chat", Final: &RunFinish{ID: "r3", Status: RunSucceeded, EndedAt: 4},
+		}, nil)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -30,8 +30,10 @@ func TestTaskRunsWithReviews(t *testing.T) {
 		if err := b.InsertRun(NewRun{ID: "r7", RuntimeID: "clawboo-mock", Title: "review 2", CreatedAt: 7}); err != nil {
 			return err
 		}
-		return b.FinishOrSave(NewRun{ID: "r7", Final: &RunFinish{ID: "r7", Status: RunSucceeded, EndedAt: 8,
-			Session: `{"v":1}`, SessionKey: "review:t_1:2:w"}}, nil)
+		return b.FinishOrSave(NewRun{ID: "r7", Final: &RunFinish{
+			ID: "r7", Status: RunSucceeded, EndedAt: 8,
+			Session: `{"v":1}`, SessionKey: "review:t_1:2:w",
+		}}, nil)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,8 @@ import (
 // waits for this run sees where the chain left the task), or blocked when
 // the fixes ran out.
 func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif *board.Verification, report *board.NewComment,
-	finish func(board.Outcome)) (note string, handled bool) {
+	finish func(board.Outcome),
+) (note string, handled bool) {
 	s, tc := l.s, l.task
 	t := tc.task
 	mode, err := review.ParseMode(t.Critic)
@@ -48,8 +49,10 @@ func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif
 		return "", false
 	}
 	round := l.params.Carry.Fixes + 1
-	v := review.Critique(ctx, criticRunner{l}, review.Request{TaskID: t.ID, Title: t.Title, Description: t.Description,
-		Diff: change.Diff, Round: round}, rc.Path)
+	v := review.Critique(ctx, criticRunner{l}, review.Request{
+		TaskID: t.ID, Title: t.Title, Description: t.Description,
+		Diff: change.Diff, Round: round,
+	}, rc.Path)
 	if err := s.opts.Worktrees.CloseReview(context.Background(), rc); err != nil {
 		s.opts.Log.Warn("review checkout not removed", "task", t.ID, "err", err)
 	}
@@ -123,9 +126,11 @@ type criticRunner struct{ l *liveRun }
 func (c criticRunner) Run(ctx context.Context, prompt, dir string, round int) (string, string, error) {
 	l := c.l
 	sc := l.task.scopes
-	p := StartParams{RuntimeID: l.params.RuntimeID, Message: prompt, AgentID: l.params.AgentID, Model: l.params.Model,
+	p := StartParams{
+		RuntimeID: l.params.RuntimeID, Message: prompt, AgentID: l.params.AgentID, Model: l.params.Model,
 		Reason: "critic", SessionKey: fmt.Sprintf("review:%s:%d:%s", l.task.task.ID, round, ulid.Make()),
-		workDir: dir, scopes: &sc, hider: l.hider, title: criticTitle(l.task.task.Title, round)}
+		workDir: dir, scopes: &sc, hider: l.hider, title: criticTitle(l.task.task.Title, round),
+	}
 	h, err := l.s.Start(ctx, p)
 	if err != nil {
 		return "", "", err

@@ -70,8 +70,10 @@ func newLiveRun(s *Supervisor, id string, a executor.Adapter, p StartParams, now
 		finished:  make(chan struct{}),
 	}
 	l.aborted, l.requestStop = context.WithCancel(context.Background())
-	l.view = store.Run{ID: id, RuntimeID: string(p.RuntimeID), Title: title(firstNonEmpty(p.title, p.Message)),
-		Prompt: runPrompt(p.hider.Hide(p.Message)), Status: store.RunStarting, CreatedAt: now}
+	l.view = store.Run{
+		ID: id, RuntimeID: string(p.RuntimeID), Title: title(firstNonEmpty(p.title, p.Message)),
+		Prompt: runPrompt(p.hider.Hide(p.Message)), Status: store.RunStarting, CreatedAt: now,
+	}
 	if p.AgentID != "" {
 		agent := p.AgentID
 		l.view.AgentID = &agent

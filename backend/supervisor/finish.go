@@ -141,8 +141,10 @@ func (l *liveRun) row(f store.RunFinish) store.NewRun {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	v := l.view
-	r := store.NewRun{ID: l.id, RuntimeID: v.RuntimeID, AgentID: v.AgentID, Title: v.Title, CreatedAt: v.CreatedAt,
-		StartedAt: v.StartedAt, Final: &f, SessionKey: reviewKey(l.params.SessionKey), Prompt: v.Prompt}
+	r := store.NewRun{
+		ID: l.id, RuntimeID: v.RuntimeID, AgentID: v.AgentID, Title: v.Title, CreatedAt: v.CreatedAt,
+		StartedAt: v.StartedAt, Final: &f, SessionKey: reviewKey(l.params.SessionKey), Prompt: v.Prompt,
+	}
 	if v.TaskID != nil {
 		r.TaskID = *v.TaskID
 	}

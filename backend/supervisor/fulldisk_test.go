@@ -3,12 +3,13 @@ package supervisor
 import (
 	"context"
 	"errors"
-	"github.com/clawboo/desktop/backend/store/storetest"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/backend/store/storetest"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/store"
@@ -96,8 +97,10 @@ func TestFullDiskNoResultWithoutDurableRow(t *testing.T) {
 // host never shows it running again, and saves it once there is room.
 func TestFullDiskFinalWriteFailsRunDoesNotStayRunning(t *testing.T) {
 	e := setup(t, Options{})
-	h, err := e.sup.Start(context.Background(), StartParams{RuntimeID: executor.Mock,
-		Message: "!silent 400\n!ok " + strings.Repeat("a long summary ", 200)})
+	h, err := e.sup.Start(context.Background(), StartParams{
+		RuntimeID: executor.Mock,
+		Message:   "!silent 400\n!ok " + strings.Repeat("a long summary ", 200),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

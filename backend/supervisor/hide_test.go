@@ -17,9 +17,11 @@ func TestEveryFieldOfAnEventIsRedacted(t *testing.T) {
 	const key = "sk-ant-api03-SENTINELkeyVALUE0123456789abcdef"
 	h := redact.Values(map[string]string{"STRIPE_TEST_KEY": value})
 	for _, leak := range []string{value, key} {
-		ev := executor.Event{Kind: executor.KindToolCall, ToolCallID: "call_" + leak, Name: "tool_" + leak, Model: leak,
+		ev := executor.Event{
+			Kind: executor.KindToolCall, ToolCallID: "call_" + leak, Name: "tool_" + leak, Model: leak,
 			Code: leak, Session: leak,
-			Quota: &executor.QuotaWindow{Account: leak, Window: "five_hour", Source: leak, Status: "rejected"}}
+			Quota: &executor.QuotaWindow{Account: leak, Window: "five_hour", Source: leak, Status: "rejected"},
+		}
 		if leak == value {
 			// The text fields hide a task's values here; key shapes in text
 			// are each adapter's to scrub (it knows its own keys).

@@ -95,8 +95,10 @@ func (l *liveRun) finishInPlace(o *outcome, run store.Run) {
 		note += fmt.Sprintf(" Verification failed (exit %d): `%s`.", v.ExitCode, v.Command)
 	}
 	if out.To != board.Todo {
-		out.Verification = &board.Verification{Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
-			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id}
+		out.Verification = &board.Verification{
+			Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
+			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id,
+		}
 	}
 	out.Comment = agentComment(l, joinNote(strings.TrimSpace(run.Summary), note))
 	t, err := s.opts.Board.Finish(context.Background(), tc.task.ID, l.id, out)

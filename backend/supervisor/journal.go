@@ -333,9 +333,11 @@ func apply(b *store.Batch, batch []op) error {
 				doneIn[o.runID] = o.seq
 			}
 		case opCreate:
-			created[o.runID] = &store.NewRun{ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
+			created[o.runID] = &store.NewRun{
+				ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
 				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at, SessionKey: o.reviewKey,
-				Prompt: o.prompt}
+				Prompt: o.prompt,
+			}
 		case opRunning:
 			if nr := created[o.runID]; nr != nil {
 				at := o.at

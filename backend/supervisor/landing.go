@@ -85,8 +85,10 @@ func (s *Supervisor) Land(ctx context.Context, taskID string, req LandRequest) (
 	if t.BaseRef != nil {
 		hint = *t.BaseRef
 	}
-	res, err := s.opts.Worktrees.Merge(ctx, wt, worktree.MergeSpec{Base: base, Hint: hint, Strategy: req.Strategy,
-		Message: s.mergeMessage(ctx, t, wt, req.Strategy, base)})
+	res, err := s.opts.Worktrees.Merge(ctx, wt, worktree.MergeSpec{
+		Base: base, Hint: hint, Strategy: req.Strategy,
+		Message: s.mergeMessage(ctx, t, wt, req.Strategy, base),
+	})
 	if err != nil {
 		return LandResult{}, err
 	}
@@ -118,8 +120,10 @@ func (s *Supervisor) Land(ctx context.Context, taskID string, req LandRequest) (
 
 // WorktreeOf is the worktree a task's record names.
 func WorktreeOf(rec board.Worktree) worktree.Worktree {
-	return worktree.Worktree{TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
-		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
+	return worktree.Worktree{
+		TaskID: rec.TaskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath),
+		Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit,
+	}
 }
 
 // mergeMessage is a merge or squash commit's message: the task's title,

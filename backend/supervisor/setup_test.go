@@ -200,6 +200,8 @@ func TestSetupComesFromTheBaseCommitNotTheAgentsEdit(t *testing.T) {
 }
 
 func toWT(r board.Worktree) worktree.Worktree {
-	return worktree.Worktree{TaskID: r.TaskID, RepoPath: r.RepoPath, RepoHash: worktree.RepoHash(r.RepoPath),
-		Path: r.Path, Branch: r.Branch, BaseCommit: r.BaseCommit}
+	return worktree.Worktree{
+		TaskID: r.TaskID, RepoPath: r.RepoPath, RepoHash: worktree.RepoHash(r.RepoPath),
+		Path: r.Path, Branch: r.Branch, BaseCommit: r.BaseCommit,
+	}
 }

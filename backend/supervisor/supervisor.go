@@ -275,8 +275,10 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 			}
 		}
 		if p.Reason == "team-turn" {
-			if err := s.admit(ctx, &a, &p, QuotaWork{AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
-				Message: p.Message, Reason: p.Reason}); err != nil {
+			if err := s.admit(ctx, &a, &p, QuotaWork{
+				AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
+				Message: p.Message, Reason: p.Reason,
+			}); err != nil {
 				return nil, err
 			}
 		}
@@ -317,8 +319,10 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	// The row is written with the run's first events rather than waited for:
 	// until the run ends, the live view answers for it, and a row that
 	// cannot be written stops the run like any lost event.
-	create := op{kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
-		title: l.view.Title, prompt: l.view.Prompt, at: now, model: p.Model, onFail: l.persistFailed, reviewKey: reviewKey(p.SessionKey)}
+	create := op{
+		kind: opCreate, runID: id, runtimeID: string(p.RuntimeID), agentID: agent,
+		title: l.view.Title, prompt: l.view.Prompt, at: now, model: p.Model, onFail: l.persistFailed, reviewKey: reviewKey(p.SessionKey),
+	}
 	if tc != nil {
 		// A claim already names this run: its row must exist before the
 		// run can do anything, or a crash right now would leave a claim

@@ -50,6 +50,7 @@ func (r *fakeRun) Events() <-chan executor.Event {
 	}
 	return r.em.Events()
 }
+
 func (r *fakeRun) Abort(context.Context) error {
 	if r.f.abort != nil {
 		r.f.abort(r)

@@ -82,8 +82,10 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	if err := s.preflight(ctx, tc.scopes); err != nil {
 		return nil, "", err
 	}
-	if err := s.admit(ctx, ap, p, QuotaWork{AgentID: p.AgentID, TeamID: tc.scopes.TeamID, TaskID: t.ID, Title: t.Title, Reason: p.Reason,
-		Message: s.heldMessage(ctx, t, p.Message), Carry: p.Carry}); err != nil {
+	if err := s.admit(ctx, ap, p, QuotaWork{
+		AgentID: p.AgentID, TeamID: tc.scopes.TeamID, TaskID: t.ID, Title: t.Title, Reason: p.Reason,
+		Message: s.heldMessage(ctx, t, p.Message), Carry: p.Carry,
+	}); err != nil {
 		return nil, "", err
 	}
 	if a = *ap; a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {
@@ -92,8 +94,10 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	runID := ulid.Make().String()
 	// Answer for the run from the moment the claim can name it (the board
 	// publishes the claimed task before Claim returns) until it is live.
-	s.claimed(runID, store.Run{ID: runID, RuntimeID: string(a.ID()), TaskID: &t.ID, Title: title(t.Title),
-		Status: store.RunStarting, CreatedAt: s.opts.Now().UnixMilli()})
+	s.claimed(runID, store.Run{
+		ID: runID, RuntimeID: string(a.ID()), TaskID: &t.ID, Title: title(t.Title),
+		Status: store.RunStarting, CreatedAt: s.opts.Now().UnixMilli(),
+	})
 	claimed, err := s.opts.Board.Claim(ctx, t.ID, board.ClaimSpec{AgentID: p.AgentID, Runtime: string(a.ID()), RunID: runID})
 	if err != nil {
 		s.unclaiming(runID)

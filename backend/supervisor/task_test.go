@@ -79,7 +79,8 @@ func gitRepo(t *testing.T) string {
 	_ = os.MkdirAll(dir, 0o755)
 	_ = os.WriteFile(filepath.Join(dir, "README.md"), []byte("# repo\n"), 0o644)
 	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"}, {"add", "."},
+		{"init", "-q", "-b", "main"},
+		{"add", "."},
 		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"},
 	} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
@@ -320,8 +321,10 @@ func TestEveryRefusal(t *testing.T) {
 	}
 	_ = e.sup.Abort(ctx, hold.ID)
 	_, _ = hold.Wait(ctx)
-	if _, err := e.ledger.Charge(ctx, budget.Charge{RunID: "x", RuntimeID: "clawboo-mock", Scopes: budget.Scopes{AgentID: "alice"},
-		Kind: budget.KindReported, Nano: budget.FromUSD(2)}); err != nil {
+	if _, err := e.ledger.Charge(ctx, budget.Charge{
+		RunID: "x", RuntimeID: "clawboo-mock", Scopes: budget.Scopes{AgentID: "alice"},
+		Kind: budget.KindReported, Nano: budget.FromUSD(2),
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if r := refusal(t, start(executor.Mock, task.ID)); r != "budget_paused" {

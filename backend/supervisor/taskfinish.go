@@ -54,9 +54,11 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		case StoppedByPerson(run):
 			why = StoppedByYou + "." // final: nothing starts it again until a person does
 		case o.quotaStop != nil && run.Status == store.RunAborted:
-			why = s.opts.Quota.Paused(ctx, QuotaWork{Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: tc.scopes.TeamID,
+			why = s.opts.Quota.Paused(ctx, QuotaWork{
+				Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: tc.scopes.TeamID,
 				TaskID: taskID, Title: tc.task.Title, Reason: l.params.Reason,
-				Carry: Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes, ContinueSession: true}}, *o.quotaStop)
+				Carry: Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes, ContinueSession: true},
+			}, *o.quotaStop)
 		case run.Status == store.RunAborted:
 			why = "The run was stopped before it finished: " + strings.TrimSuffix(firstNonEmpty(run.Error, "no reason given"), ".") + "."
 		}
@@ -95,8 +97,10 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 			finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: "Verification was interrupted: Clawboo shut down."}})
 			return
 		}
-		verif = &board.Verification{Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
-			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id}
+		verif = &board.Verification{
+			Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
+			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id,
+		}
 	}
 	change, err := wm.Complete(ctx, *tc.wt)
 	var notCommitted string
@@ -203,8 +207,10 @@ func (l *liveRun) continueInSuccessor(finish func(board.Outcome)) bool {
 	s := l.s
 	gen := l.params.Carry.Generation + 1
 	l.pauseWorktree()
-	finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system",
-		Body: fmt.Sprintf("The run reached its turn limit; continuing in a fresh session (%d of %d) from its handoff note.", gen, MaxSuccessors)}})
+	finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{
+		AuthorType: "system",
+		Body:       fmt.Sprintf("The run reached its turn limit; continuing in a fresh session (%d of %d) from its handoff note.", gen, MaxSuccessors),
+	}})
 	p := l.params
 	p.Message = "Continue this task from where the previous session stopped; its handoff note is in your context."
 	p.workDir, p.Carry = "", Carry{Generation: gen, Fixes: l.params.Carry.Fixes}

@@ -67,9 +67,16 @@ func TestMentionsMatchesWholeNamesOnly(t *testing.T) {
 		body, name string
 		want       bool
 	}{
-		{"@Bobby please", "Bo", false}, {"@Bo, please", "Bo", true}, {"thanks @bo.", "Bo", true}, {"@Bo", "Bo", true},
-		{"@Bo_x", "Bo", false}, {"@Bobby and @Bo", "Bo", true}, {"@Claude coder: go", "Claude coder", true},
-		{"@Bo2", "Bo", false}, {"mail bo@Bo\n", "Bo", true}, {"no mention", "Bo", false},
+		{"@Bobby please", "Bo", false},
+		{"@Bo, please", "Bo", true},
+		{"thanks @bo.", "Bo", true},
+		{"@Bo", "Bo", true},
+		{"@Bo_x", "Bo", false},
+		{"@Bobby and @Bo", "Bo", true},
+		{"@Claude coder: go", "Claude coder", true},
+		{"@Bo2", "Bo", false},
+		{"mail bo@Bo\n", "Bo", true},
+		{"no mention", "Bo", false},
 	} {
 		if got := Mentions(c.body, c.name); got != c.want {
 			t.Errorf("Mentions(%q, %q) = %v, want %v", c.body, c.name, got, c.want)

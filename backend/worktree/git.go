@@ -185,8 +185,10 @@ func (m *Manager) gitOnce(ctx context.Context, c call) (result, error) {
 	}
 	args = append(args, append(where, c.args...)...)
 	began := time.Now()
-	child, err := proc.Start(ctx, proc.Spec{Path: m.git, Args: args, Dir: c.dir,
-		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra)})
+	child, err := proc.Start(ctx, proc.Spec{
+		Path: m.git, Args: args, Dir: c.dir,
+		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra),
+	})
 	if err != nil {
 		return result{}, fmt.Errorf("git %s: %w", verb(c.args), err)
 	}

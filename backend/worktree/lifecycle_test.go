@@ -25,11 +25,13 @@ func lifecycleRepo(t *testing.T, files map[string]string) string {
 func portManager(t *testing.T) (*Manager, env) {
 	t.Helper()
 	e := newEnv(t)
-	m, err := New(Options{Home: e.home, Environ: func() []string { return e.vars },
+	m, err := New(Options{
+		Home: e.home, Environ: func() []string { return e.vars },
 		TaskEnv: func(string) map[string]string {
 			return map[string]string{"CLAWBOO_PORT": "41000", "CLAWBOO_PORTS": "41000,41001", "OPENAI_API_KEY": "leak"}
 		},
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -210,8 +210,10 @@ func baseRefOf(taskID string) string { return "refs/clawboo/base/" + taskID }
 
 func (m *Manager) worktreeFor(repo, taskID, base string) Worktree {
 	h := repoHash(repo)
-	return Worktree{TaskID: taskID, RepoPath: repo, RepoHash: h, Path: filepath.Join(m.root, h, taskID),
-		Branch: branchOf(taskID), BaseCommit: base}
+	return Worktree{
+		TaskID: taskID, RepoPath: repo, RepoHash: h, Path: filepath.Join(m.root, h, taskID),
+		Branch: branchOf(taskID), BaseCommit: base,
+	}
 }
 
 // Compiled on first use: a counted repetition compiles to a state per

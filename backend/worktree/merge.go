@@ -150,8 +150,10 @@ func (m *Manager) Merge(ctx context.Context, w Worktree, s MergeSpec) (MergeResu
 	}
 	msg := "clawboo: merge task " + w.TaskID + " (" + how + ")"
 	if checkout == "" {
-		_, err := m.gitCall(ctx, call{dir: w.RepoPath, noRetry: true,
-			args: []string{"update-ref", "-m", msg, baseRef, next, old}})
+		_, err := m.gitCall(ctx, call{
+			dir: w.RepoPath, noRetry: true,
+			args: []string{"update-ref", "-m", msg, baseRef, next, old},
+		})
 		if err != nil {
 			if strings.Contains(err.Error(), "expected") || strings.Contains(err.Error(), "cannot lock ref") {
 				return res, refusal("base_moved", "%s moved while the merge was being made; try again", base)

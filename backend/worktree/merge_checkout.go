@@ -236,9 +236,13 @@ func (m *Manager) fastForwardCheckout(ctx context.Context, dir, baseRef, base, n
 	if err != nil || strings.TrimSpace(head) != baseRef {
 		return refusal("base_moved", "%s switched branches while the merge was being made; try again", dir)
 	}
-	_, err = m.gitCall(ctx, call{dir: dir, noRetry: true,
-		args: []string{"-c", "merge.verifySignatures=false", "-c", "merge.autoStash=false",
-			"merge", "--ff-only", "--no-overwrite-ignore", "--no-autostash", "--no-stat", "-q", next}})
+	_, err = m.gitCall(ctx, call{
+		dir: dir, noRetry: true,
+		args: []string{
+			"-c", "merge.verifySignatures=false", "-c", "merge.autoStash=false",
+			"merge", "--ff-only", "--no-overwrite-ignore", "--no-autostash", "--no-stat", "-q", next,
+		},
+	})
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, "overwritten") || strings.Contains(msg, "local changes") {
 			r := refusal("checkout_overlap", "merging would overwrite uncommitted work in %s (where %s is checked out); commit, stash or move it, then merge again", dir, base)

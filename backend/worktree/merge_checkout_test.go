@@ -85,25 +85,37 @@ func TestMergeRefusedBesideOverlappingWork(t *testing.T) {
 		change map[string]string
 		rm     []string
 	}{
-		{name: "dirty tracked file", files: []string{"a.txt"},
-			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "a.txt"), "mine\n") }},
-		{name: "staged tracked file", files: []string{"a.txt"},
+		{
+			name: "dirty tracked file", files: []string{"a.txt"},
+			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "a.txt"), "mine\n") },
+		},
+		{
+			name: "staged tracked file", files: []string{"a.txt"},
 			setup: func(t *testing.T, repo string) {
 				write(t, filepath.Join(repo, "a.txt"), "mine\n")
 				git(t, repo, "add", "a.txt")
-			}},
-		{name: "untracked file", files: []string{"new/added.txt"},
-			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "new/added.txt"), "mine\n") }},
-		{name: "untracked file where a folder goes", files: []string{"new"},
-			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "new"), "mine\n") }},
+			},
+		},
+		{
+			name: "untracked file", files: []string{"new/added.txt"},
+			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "new/added.txt"), "mine\n") },
+		},
+		{
+			name: "untracked file where a folder goes", files: []string{"new"},
+			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "new"), "mine\n") },
+		},
 		// issue 26 §2.2: the agent rewrites .gitignore so that secret/ is
 		// tracked and commits its own secret/key.pem over the user's.
-		{name: "ignored file", files: []string{"secret/key.pem"},
+		{
+			name: "ignored file", files: []string{"secret/key.pem"},
 			change: map[string]string{".gitignore": "\n", "secret/key.pem": "agent's\n"},
-			setup:  func(t *testing.T, repo string) { write(t, filepath.Join(repo, "secret/key.pem"), "users-own-key\n") }},
-		{name: "untracked file in a folder the change makes a file", files: []string{"old/mine.txt"},
+			setup:  func(t *testing.T, repo string) { write(t, filepath.Join(repo, "secret/key.pem"), "users-own-key\n") },
+		},
+		{
+			name: "untracked file in a folder the change makes a file", files: []string{"old/mine.txt"},
 			change: map[string]string{"old": "now a file\n"}, rm: []string{"old/dir.txt"},
-			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "old/mine.txt"), "mine\n") }},
+			setup: func(t *testing.T, repo string) { write(t, filepath.Join(repo, "old/mine.txt"), "mine\n") },
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

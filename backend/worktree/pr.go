@@ -75,8 +75,10 @@ func (m *Manager) Push(ctx context.Context, w Worktree) (PushResult, error) {
 		return PushResult{}, err
 	}
 	spec := "refs/heads/" + w.Branch + ":refs/heads/" + w.Branch
-	_, err = m.gitCall(ctx, call{dir: w.RepoPath, noRetry: true, env: m.pickEnv(credentialEnvNames),
-		args: []string{"-c", "protocol.ext.allow=never", "push", "--no-verify", "--quiet", remote, spec}})
+	_, err = m.gitCall(ctx, call{
+		dir: w.RepoPath, noRetry: true, env: m.pickEnv(credentialEnvNames),
+		args: []string{"-c", "protocol.ext.allow=never", "push", "--no-verify", "--quiet", remote, spec},
+	})
 	if err != nil {
 		msg := redact.Secrets(err.Error())
 		if strings.Contains(msg, "rejected") || strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") {
@@ -187,8 +189,10 @@ func (m *Manager) gh(ctx context.Context, gh, dir string, args ...string) (strin
 	} {
 		extra[k] = v
 	}
-	child, err := proc.Start(ctx, proc.Spec{Path: gh, Args: args, Dir: dir,
-		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra)})
+	child, err := proc.Start(ctx, proc.Spec{
+		Path: gh, Args: args, Dir: dir,
+		Env: proc.AllowEnv(m.environ(), gitEnvNames(), nil, extra),
+	})
 	if err != nil {
 		return "", fmt.Errorf("gh %s: %w", args[0], err)
 	}

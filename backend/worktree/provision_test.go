@@ -50,9 +50,11 @@ func TestProvisionFromHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha1.Sum([]byte(repo))
-	want := Worktree{TaskID: "T1", RepoPath: repo, RepoHash: hex.EncodeToString(sum[:])[:12],
+	want := Worktree{
+		TaskID: "T1", RepoPath: repo, RepoHash: hex.EncodeToString(sum[:])[:12],
 		Path: filepath.Join(m.root, hex.EncodeToString(sum[:])[:12], "T1"), Branch: "clawboo/task-T1",
-		BaseCommit: git(t, repo, "rev-parse", "HEAD")}
+		BaseCommit: git(t, repo, "rev-parse", "HEAD"),
+	}
 	if w != want {
 		t.Fatalf("got %+v\nwant %+v", w, want)
 	}

@@ -20,13 +20,17 @@ const MaxRepoPath = 4096
 
 // systemTrees are folders whose whole subtree belongs to the system: no
 // project lives there, and an agent must never be pointed at one.
-var systemTrees = []string{"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin", "/sys",
-	"/System", "/private/etc", "/usr/bin", "/usr/lib", "/usr/sbin", "/usr/share", "/var/lib", "/var/log"}
+var systemTrees = []string{
+	"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin", "/sys",
+	"/System", "/private/etc", "/usr/bin", "/usr/lib", "/usr/sbin", "/usr/share", "/var/lib", "/var/log",
+}
 
 // systemFolders are folders that hold projects below them but are never a
 // project themselves.
-var systemFolders = []string{"/", "/home", "/Users", "/usr", "/usr/local", "/var", "/private", "/private/var", "/tmp", "/opt", "/srv",
-	"/mnt", "/media", "/Volumes", "/Applications", "/Library", "/root"}
+var systemFolders = []string{
+	"/", "/home", "/Users", "/usr", "/usr/local", "/var", "/private", "/private/var", "/tmp", "/opt", "/srv",
+	"/mnt", "/media", "/Volumes", "/Applications", "/Library", "/root",
+}
 
 func badRepo(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadRepo, fmt.Sprintf(format, a...))

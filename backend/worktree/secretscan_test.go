@@ -17,11 +17,13 @@ func TestASecretValueInTheChangeIsNotCommitted(t *testing.T) {
 	t.Parallel()
 	const value = "rk_live_SCANNED_sentinel_77aa"
 	e := newEnv(t)
-	m, err := New(Options{Home: e.home, Environ: func() []string { return e.vars },
+	m, err := New(Options{
+		Home: e.home, Environ: func() []string { return e.vars },
 		TaskEnv: func(string) map[string]string {
 			return map[string]string{"STRIPE_TEST_KEY": value, "SHORT_ONE": "abc", "CLAWBOO_PORT": "4100"}
 		},
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

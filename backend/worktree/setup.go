@@ -126,8 +126,10 @@ func (m *Manager) script(ctx context.Context, w Worktree, name, body string, tim
 	defer cancel()
 	start := time.Now()
 	extra, hide := m.childEnv(w)
-	child, err := proc.Start(runCtx, proc.Spec{Path: m.sh, Args: []string{"-c", body, name}, Dir: w.Path,
-		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes(), extra), Grace: verifyGrace})
+	child, err := proc.Start(runCtx, proc.Spec{
+		Path: m.sh, Args: []string{"-c", body, name}, Dir: w.Path,
+		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes(), extra), Grace: verifyGrace,
+	})
 	if err != nil {
 		res.Output = "could not start " + name + ": " + err.Error()
 		return res

@@ -87,8 +87,10 @@ func (m *Manager) runVerify(ctx context.Context, w Worktree, v Verification, tim
 	defer cancel()
 	extra, hide := m.childEnv(w)
 	start := time.Now()
-	child, err := proc.Start(runCtx, proc.Spec{Path: m.sh, Args: []string{"-c", command}, Dir: w.Path,
-		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes(), extra), Grace: verifyGrace})
+	child, err := proc.Start(runCtx, proc.Spec{
+		Path: m.sh, Args: []string{"-c", command}, Dir: w.Path,
+		Env: proc.AllowEnv(m.environ(), verifyEnvNames(), proc.InstallerPrefixes(), extra), Grace: verifyGrace,
+	})
 	if err != nil {
 		v.OutputTail = "could not start the verify command: " + err.Error()
 		return v

@@ -19,11 +19,17 @@ func TestVerify(t *testing.T) {
 	}{
 		{"pass", "echo hello; test -f README.md", true, 0, []string{"hello"}, nil},
 		{"fail", "echo out; echo err >&2; exit 3", false, 3, []string{"out\n", "err\n"}, nil},
-		{"env", "env", true, 0, []string{"CI=1", "CLAWBOO_TASK_ID=T1", "npm_config_registry="},
-			[]string{"sentinel", "GIT_DIR", "GIT_INDEX_FILE", "ANTHROPIC", "OPENAI"}},
-		{"scrubbed", "echo key sk-ant-abcdefghijklmnopqrstuvwxyz012; echo GITHUB_TOKEN=hunter2hunter2; echo https://bob:pw1234@example.com/x",
-			true, 0, []string{"key [REDACTED]", "GITHUB_TOKEN=[REDACTED]", "https://bob:[REDACTED]@example.com/x"},
-			[]string{"sk-ant", "hunter2", "pw1234"}},
+		{
+			"env", "env", true, 0,
+			[]string{"CI=1", "CLAWBOO_TASK_ID=T1", "npm_config_registry="},
+			[]string{"sentinel", "GIT_DIR", "GIT_INDEX_FILE", "ANTHROPIC", "OPENAI"},
+		},
+		{
+			"scrubbed", "echo key sk-ant-abcdefghijklmnopqrstuvwxyz012; echo GITHUB_TOKEN=hunter2hunter2; echo https://bob:pw1234@example.com/x",
+			true, 0,
+			[]string{"key [REDACTED]", "GITHUB_TOKEN=[REDACTED]", "https://bob:[REDACTED]@example.com/x"},
+			[]string{"sk-ant", "hunter2", "pw1234"},
+		},
 		{"git sees the worktree", "git rev-parse --abbrev-ref HEAD", true, 0, []string{"clawboo/task-T1"}, nil},
 	}
 	for _, c := range cases {

@@ -313,8 +313,10 @@ func writeTarball(out, root string, tree []entry, version, arch string, mtime ti
 		}
 		tw := tar.NewWriter(gz)
 		hdr := func(name string, mode os.FileMode, size int64, typ byte) *tar.Header {
-			return &tar.Header{Name: name, Mode: int64(mode), Size: size, Typeflag: typ, ModTime: mtime,
-				Uname: "root", Gname: "root", Format: tar.FormatPAX}
+			return &tar.Header{
+				Name: name, Mode: int64(mode), Size: size, Typeflag: typ, ModTime: mtime,
+				Uname: "root", Gname: "root", Format: tar.FormatPAX,
+			}
 		}
 		dirs := map[string]bool{}
 		var mkdir func(string) error

@@ -66,8 +66,10 @@ func MCPOpen(t testing.TB, url, token string) (code int, sid string) {
 // answer is not a result) and the result's isError.
 func MCPCall(t testing.TB, url, token, sid, name string, args map[string]any) (code int, text string, isError bool) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}})
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args},
+	})
 	code, _, text = MCPPost(t, http.MethodPost, url, token, sid, string(body))
 	if i := strings.Index(text, "data: "); i >= 0 { // an SSE answer
 		text = strings.TrimSpace(text[i+len("data: "):])

@@ -36,7 +36,8 @@ func claudeBin(t *testing.T) string { return testCLIs(t, "node_modules/.bin/clau
 func mcpConfig(t *testing.T, home string) (raw string, servers map[string]struct {
 	URL     string
 	Headers map[string]string
-}) {
+},
+) {
 	t.Helper()
 	out, err := exec.Command(bin, "mcp", "config", "--client", "claude", "--home", home).Output()
 	if err != nil {

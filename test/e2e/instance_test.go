@@ -68,7 +68,8 @@ func readInstance(t *testing.T, home string) (info struct {
 	PID  int
 	Mode string
 	URL  string
-}) {
+},
+) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(home, "clawboo.instance.json"))
 	if err != nil {

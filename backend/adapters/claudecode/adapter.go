@@ -209,8 +209,10 @@ func (a *Adapter) workDir(req executor.StartRequest) (string, func(), error) {
 
 // args are the CLI flags of a run, without --resume (launch adds it).
 func (a *Adapter) args(req executor.StartRequest, servers MCPServers) []string {
-	args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
-		"--replay-user-messages", "--permission-mode", "bypassPermissions"}
+	args := []string{
+		"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+		"--replay-user-messages", "--permission-mode", "bypassPermissions",
+	}
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
 	}

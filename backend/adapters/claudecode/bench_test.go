@@ -127,11 +127,15 @@ func instantClaude() {
 	w := bufio.NewWriter(os.Stdout)
 	for _, v := range []any{
 		map[string]any{"type": "system", "subtype": "init", "session_id": "instant-session", "model": "claude-opus-4-8[1m]"},
-		map[string]any{"type": "assistant", "message": map[string]any{"model": "claude-opus-4-8",
-			"content": []any{map[string]any{"type": "text", "text": "bench answer"}}}},
-		map[string]any{"type": "result", "subtype": "success", "is_error": false, "num_turns": 1, "result": "bench answer",
+		map[string]any{"type": "assistant", "message": map[string]any{
+			"model":   "claude-opus-4-8",
+			"content": []any{map[string]any{"type": "text", "text": "bench answer"}},
+		}},
+		map[string]any{
+			"type": "result", "subtype": "success", "is_error": false, "num_turns": 1, "result": "bench answer",
 			"session_id": "instant-session", "total_cost_usd": 0.001,
-			"usage": map[string]any{"input_tokens": 100, "output_tokens": 20}},
+			"usage": map[string]any{"input_tokens": 100, "output_tokens": 20},
+		},
 	} {
 		b, _ := json.Marshal(v)
 		w.Write(append(b, '\n'))

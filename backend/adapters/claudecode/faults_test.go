@@ -37,12 +37,16 @@ func fakeClaude(role string) {
 	in.Scan() // the run's message
 	init := map[string]any{"type": "system", "subtype": "init", "session_id": "fake-session", "model": "fake-model"}
 	result := func(total float64) map[string]any {
-		return map[string]any{"type": "result", "subtype": "success", "is_error": false, "num_turns": 1,
-			"result": "flood done", "session_id": "fake-session", "total_cost_usd": total}
+		return map[string]any{
+			"type": "result", "subtype": "success", "is_error": false, "num_turns": 1,
+			"result": "flood done", "session_id": "fake-session", "total_cost_usd": total,
+		}
 	}
 	text := func(s string) map[string]any {
-		return map[string]any{"type": "assistant", "message": map[string]any{"model": "fake-model",
-			"content": []any{map[string]any{"type": "text", "text": s}}}}
+		return map[string]any{"type": "assistant", "message": map[string]any{
+			"model":   "fake-model",
+			"content": []any{map[string]any{"type": "text", "text": s}},
+		}}
 	}
 	switch role {
 	case "crash":
@@ -76,7 +80,8 @@ func fakeClaude(role string) {
 			Input map[string]any `json:"input"`
 		}
 		line(msg{"assistant", map[string]any{"model": "fake-model", "content": []any{
-			toolUse{"tool_use", "toolu_huge", "Write", map[string]any{"content": huge}}}}})
+			toolUse{"tool_use", "toolu_huge", "Write", map[string]any{"content": huge}},
+		}}})
 		type toolResult struct {
 			ToolUseID string `json:"tool_use_id"`
 			Type      string `json:"type"`
@@ -199,8 +204,10 @@ func TestChildArgsAndEnvironment(t *testing.T) {
 	evs := collect(t, r, nil)
 	got := last(evs).Summary
 	args, env, _ := strings.Cut(got, "\n---\n")
-	for _, want := range []string{"--permission-mode\nbypassPermissions", "--model\nsonnet", "--max-turns\n7",
-		"--input-format\nstream-json", `"Authorization":"Bearer ${CLAWBOO_MCP_TOKEN}"`, `"url":"http://127.0.0.1:9/mcp/tasks"`} {
+	for _, want := range []string{
+		"--permission-mode\nbypassPermissions", "--model\nsonnet", "--max-turns\n7",
+		"--input-format\nstream-json", `"Authorization":"Bearer ${CLAWBOO_MCP_TOKEN}"`, `"url":"http://127.0.0.1:9/mcp/tasks"`,
+	} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args lack %q:\n%s", want, args)
 		}

@@ -263,8 +263,10 @@ func (m *Mapper) user(w wire) []executor.Event {
 }
 
 func (m *Mapper) result(w wire) *Result {
-	r := &Result{Subtype: w.Subtype, IsError: w.IsError, Text: w.Result, Errors: w.Errors,
-		TerminalReason: w.TerminalReason, NumTurns: w.NumTurns, Session: w.SessionID, TotalCostUSD: w.TotalCostUSD}
+	r := &Result{
+		Subtype: w.Subtype, IsError: w.IsError, Text: w.Result, Errors: w.Errors,
+		TerminalReason: w.TerminalReason, NumTurns: w.NumTurns, Session: w.SessionID, TotalCostUSD: w.TotalCostUSD,
+	}
 	if w.APIErrorStatus != nil {
 		r.APIErrorStatus = *w.APIErrorStatus
 	}

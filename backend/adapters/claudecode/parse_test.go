@@ -342,8 +342,10 @@ func TestParseTruncatedAndJunk(t *testing.T) {
 func TestToolOutputIsCapped(t *testing.T) {
 	m := NewMapper()
 	big := strings.Repeat("é", MaxToolOutput) // 2 bytes each
-	line, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user",
-		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": big}}}})
+	line, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{
+		"role":    "user",
+		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": big}},
+	}})
 	evs := m.Line(line, false).Events
 	if len(evs) != 1 || len(evs[0].Output) > MaxToolOutput+64 || !strings.Contains(evs[0].Output, "more characters not recorded") {
 		t.Fatalf("output of %d bytes", len(evs[0].Output))
@@ -376,12 +378,18 @@ func TestParseRateLimitEvent(t *testing.T) {
 		return `{"type":"rate_limit_event","rate_limit_info":` + info + `,"uuid":"u1","session_id":"s1"}`
 	}
 	cases := []struct{ line, want string }{
-		{ev(`{"status":"allowed_warning","resetsAt":1796232106,"rateLimitType":"five_hour","utilization":0.93,"isUsingOverage":false,"surpassedThreshold":0.9}`),
-			"quota five_hour allowed_warning 0.93 1796232106000 rate_limit_event"},
-		{ev(`{"status":"rejected","resetsAt":1796232112,"rateLimitType":"five_hour","isUsingOverage":false}`),
-			"quota five_hour rejected - 1796232112000 rate_limit_event"},
-		{ev(`{"status":"allowed","resetsAt":1796232112,"rateLimitType":"seven_day","isUsingOverage":false,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled"}`),
-			"quota seven_day allowed - 1796232112000 rate_limit_event"},
+		{
+			ev(`{"status":"allowed_warning","resetsAt":1796232106,"rateLimitType":"five_hour","utilization":0.93,"isUsingOverage":false,"surpassedThreshold":0.9}`),
+			"quota five_hour allowed_warning 0.93 1796232106000 rate_limit_event",
+		},
+		{
+			ev(`{"status":"rejected","resetsAt":1796232112,"rateLimitType":"five_hour","isUsingOverage":false}`),
+			"quota five_hour rejected - 1796232112000 rate_limit_event",
+		},
+		{
+			ev(`{"status":"allowed","resetsAt":1796232112,"rateLimitType":"seven_day","isUsingOverage":false,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled"}`),
+			"quota seven_day allowed - 1796232112000 rate_limit_event",
+		},
 		// Names the CLI's schema lists, and one it may add later, lower-cased.
 		{ev(`{"status":"allowed","rateLimitType":"seven_day_opus"}`), "quota seven_day_opus allowed - 0 rate_limit_event"},
 		{ev(`{"status":"Rejected","rateLimitType":"Seven_Day_Fable","resetsAt":1796232112.4}`), "quota seven_day_fable rejected - 1796232112400 rate_limit_event"},

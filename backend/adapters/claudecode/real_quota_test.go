@@ -68,10 +68,13 @@ func TestRealQuotaWindows(t *testing.T) {
 	reset5h := time.Now().Add(4 * time.Hour).Unix()
 	reset7d := time.Now().Add(72 * time.Hour).Unix()
 	t.Run("warning", func(t *testing.T) {
-		evs := quotaRun(t, &fakeanthropic.Unified{Status: "allowed", Reset: reset5h, Claim: "five_hour",
+		evs := quotaRun(t, &fakeanthropic.Unified{
+			Status: "allowed", Reset: reset5h, Claim: "five_hour",
 			Windows: []fakeanthropic.UnifiedWindow{
 				{Abbrev: "5h", Status: "allowed", Utilization: 0.93, Reset: reset5h, SurpassedThreshold: 0.9},
-				{Abbrev: "7d", Status: "allowed", Utilization: 0.4, Reset: reset7d}}})
+				{Abbrev: "7d", Status: "allowed", Utilization: 0.4, Reset: reset7d},
+			},
+		})
 		if d := last(evs); d.Reason != executor.DoneSuccess || d.Summary != "Hello, person." {
 			t.Fatalf("%v", briefs(evs))
 		}
@@ -82,9 +85,11 @@ func TestRealQuotaWindows(t *testing.T) {
 		}
 	})
 	t.Run("allowed", func(t *testing.T) {
-		evs := quotaRun(t, &fakeanthropic.Unified{Status: "allowed", Reset: reset7d, Claim: "seven_day",
+		evs := quotaRun(t, &fakeanthropic.Unified{
+			Status: "allowed", Reset: reset7d, Claim: "seven_day",
 			OverageStatus: "rejected", OverageDisabledReason: "org_level_disabled",
-			Windows: []fakeanthropic.UnifiedWindow{{Abbrev: "7d", Status: "allowed", Utilization: 0.1, Reset: reset7d}}})
+			Windows: []fakeanthropic.UnifiedWindow{{Abbrev: "7d", Status: "allowed", Utilization: 0.1, Reset: reset7d}},
+		})
 		if d := last(evs); d.Reason != executor.DoneSuccess {
 			t.Fatalf("%v", briefs(evs))
 		}
@@ -107,9 +112,11 @@ func TestRealQuotaWindows(t *testing.T) {
 func TestRealQuotaRejected(t *testing.T) {
 	claudeBin(t)
 	reset := time.Now().Add(90 * time.Minute).Unix()
-	evs := quotaRun(t, &fakeanthropic.Unified{Status: "rejected", Reset: reset, Claim: "five_hour",
+	evs := quotaRun(t, &fakeanthropic.Unified{
+		Status: "rejected", Reset: reset, Claim: "five_hour",
 		OverageStatus: "rejected", OverageDisabledReason: "org_level_disabled",
-		Windows: []fakeanthropic.UnifiedWindow{{Abbrev: "5h", Status: "rejected", Utilization: 1, Reset: reset}}})
+		Windows: []fakeanthropic.UnifiedWindow{{Abbrev: "5h", Status: "rejected", Utilization: 1, Reset: reset}},
+	})
 	q := oneQuota(t, evs)
 	if q.Window != "five_hour" || q.Status != executor.QuotaRejected || q.ResetsAt != reset*1000 || q.Source != QuotaSource {
 		t.Fatalf("quota %+v", q)

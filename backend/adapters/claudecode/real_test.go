@@ -24,9 +24,11 @@ import (
 // sleepRule makes the model run a shell command that takes a while: a
 // tool call in flight to abort or steer into.
 func sleepRule(match string, secs string) fakeanthropic.Rule {
-	return fakeanthropic.Rule{Match: match, Tool: "^Bash$", TextBefore: "Sleeping.",
+	return fakeanthropic.Rule{
+		Match: match, Tool: "^Bash$", TextBefore: "Sleeping.",
 		Input:     map[string]any{"command": "sleep " + secs + "; echo slept", "description": "sleep"},
-		AfterTool: "Tool said: {result}"}
+		AfterTool: "Tool said: {result}",
+	}
 }
 
 func TestContract(t *testing.T) {
@@ -216,8 +218,10 @@ func TestRealMaxTurnsAndAPIError(t *testing.T) {
 // agent prints its environment; the token is not on the command line.
 func TestRealSecretsStayOut(t *testing.T) {
 	const token = "mcp-token-sentinel-0123456789abcdef"
-	rg := newRig(t, fakeanthropic.Rule{Match: "env", Tool: "^Bash$", Input: map[string]any{"command": "env; cat /proc/$PPID/cmdline"},
-		AfterTool: "Here it is: {result}"})
+	rg := newRig(t, fakeanthropic.Rule{
+		Match: "env", Tool: "^Bash$", Input: map[string]any{"command": "env; cat /proc/$PPID/cmdline"},
+		AfterTool: "Here it is: {result}",
+	})
 	opts := rg.opts
 	opts.MCP = func(context.Context, executor.StartRequest) (MCPServers, error) {
 		return MCPServers{URLs: map[string]string{"clawboo-tasks": "http://127.0.0.1:9/mcp/tasks"}, Token: token}, nil

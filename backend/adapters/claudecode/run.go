@@ -81,8 +81,10 @@ func (r *run) launch(session string) error {
 // userLine is a stream-json user message; priority is "" for the run's
 // own message, "next" or "later" for a steer.
 func userLine(text, uuid, priority string) map[string]any {
-	m := map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "uuid": uuid,
-		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}}
+	m := map[string]any{
+		"type": "user", "session_id": "", "parent_tool_use_id": nil, "uuid": uuid,
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}},
+	}
 	if priority != "" {
 		m["priority"] = priority
 	}
@@ -165,7 +167,8 @@ func (r *run) loop() {
 			}
 			if p.ControlRequest != "" {
 				_ = r.write(map[string]any{"type": "control_response", "response": map[string]any{
-					"subtype": "error", "request_id": p.ControlRequest, "error": "not supported by Clawboo"}})
+					"subtype": "error", "request_id": p.ControlRequest, "error": "not supported by Clawboo",
+				}})
 			}
 			if p.Result == nil {
 				continue
@@ -196,8 +199,10 @@ func (r *run) loop() {
 			steerWait = time.After(r.a.opts.SteerWait)
 		case <-abortReq:
 			abortReq = nil
-			_ = r.write(map[string]any{"type": "control_request", "request_id": "clawboo_interrupt_" + newUUID(),
-				"request": map[string]any{"subtype": "interrupt"}})
+			_ = r.write(map[string]any{
+				"type": "control_request", "request_id": "clawboo_interrupt_" + newUUID(),
+				"request": map[string]any{"subtype": "interrupt"},
+			})
 			grace = time.After(r.a.opts.AbortGrace)
 		case <-grace:
 			grace = nil

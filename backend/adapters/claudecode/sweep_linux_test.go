@@ -61,8 +61,10 @@ func TestSweepFindsOnlyItsRun(t *testing.T) {
 	mine, other := "CLAWBOO_RUN=sweep-test.1", "CLAWBOO_RUN=sweep-test.10"
 	self, _ := os.Executable()
 	start := func(marker string) *os.Process {
-		p, err := os.StartProcess(self, []string{self}, &os.ProcAttr{Env: []string{"FAKE_CLAUDE=hang", marker},
-			Files: []*os.File{nil, nil, nil}, Sys: &syscall.SysProcAttr{Setsid: true}})
+		p, err := os.StartProcess(self, []string{self}, &os.ProcAttr{
+			Env:   []string{"FAKE_CLAUDE=hang", marker},
+			Files: []*os.File{nil, nil, nil}, Sys: &syscall.SysProcAttr{Setsid: true},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,8 +39,10 @@ func costOf(t *testing.T, evs []executor.Event) executor.Usage {
 		if e.CostUSD != nil || e.Usage == nil {
 			t.Fatalf("codex cost events carry tokens without a price: %+v", e)
 		}
-		kind, _ := budget.Classify(budget.CostReport{CostUSD: e.CostUSD, InputTokens: e.Usage.InputTokens,
-			OutputTokens: e.Usage.OutputTokens, Model: e.Model})
+		kind, _ := budget.Classify(budget.CostReport{
+			CostUSD: e.CostUSD, InputTokens: e.Usage.InputTokens,
+			OutputTokens: e.Usage.OutputTokens, Model: e.Model,
+		})
 		if kind != budget.KindTokenEstimate {
 			t.Fatalf("ledger kind %q, want token-estimate", kind)
 		}

@@ -48,8 +48,10 @@ type session struct {
 // app-server is unavailable (it never initialized and nothing was
 // emitted), so the caller can fall back to exec.
 func (r *run) appServer() (fallback bool) {
-	c, err := startChild(r.ctx, proc.Spec{Path: r.bin, Args: []string{"app-server"}, Dir: r.dir(), Env: r.env,
-		Grace: r.a.opts.Grace, MaxLine: r.a.opts.MaxLine})
+	c, err := startChild(r.ctx, proc.Spec{
+		Path: r.bin, Args: []string{"app-server"}, Dir: r.dir(), Env: r.env,
+		Grace: r.a.opts.Grace, MaxLine: r.a.opts.MaxLine,
+	})
 	if err != nil {
 		r.keepStderr(err.Error())
 		return true

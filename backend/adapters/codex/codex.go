@@ -153,8 +153,10 @@ func (*Adapter) Name() string { return "Codex" }
 
 // Capabilities are the runtime's static facts.
 func (*Adapter) Capabilities() executor.Capabilities {
-	return executor.Capabilities{Streaming: true, MCP: true, Worktrees: true, Resume: true, ToolApproval: true,
-		Steering: true, RuntimeClass: executor.WrappedOneShot, Models: []string{"gpt-5-codex", "gpt-5"}}
+	return executor.Capabilities{
+		Streaming: true, MCP: true, Worktrees: true, Resume: true, ToolApproval: true,
+		Steering: true, RuntimeClass: executor.WrappedOneShot, Models: []string{"gpt-5-codex", "gpt-5"},
+	}
 }
 
 // Health is "the codex binary is found"; it never runs it.
@@ -244,7 +246,8 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 	if model == "" {
 		model = prov.Model
 	}
-	r := &run{a: a, req: req, em: req.Emitter, bin: bin, home: home, throwaway: throwaway, mcp: mcp, model: model,
+	r := &run{
+		a: a, req: req, em: req.Emitter, bin: bin, home: home, throwaway: throwaway, mcp: mcp, model: model,
 		env:     proc.AllowEnv(a.opts.Environ(), childEnvNames(), nil, extra),
 		ctl:     make(chan control),
 		aborted: make(chan struct{}),

@@ -152,8 +152,10 @@ func newWorld(t testing.TB, rules ...fakeresponses.Rule) *world {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	home := t.TempDir()
-	w := &world{t: t, bin: bin, fake: fake, url: srv.URL, home: home, userHome: filepath.Join(home, ".codex"),
-		clawboo: filepath.Join(home, "clawboo"), keys: map[string]string{"OPENAI_API_KEY": sentinel}}
+	w := &world{
+		t: t, bin: bin, fake: fake, url: srv.URL, home: home, userHome: filepath.Join(home, ".codex"),
+		clawboo: filepath.Join(home, "clawboo"), keys: map[string]string{"OPENAI_API_KEY": sentinel},
+	}
 	if err := os.MkdirAll(w.userHome, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -39,8 +39,10 @@ func (r *run) execRun() {
 // execOnce runs one exec process; it returns true when a resume failed
 // because the thread is gone (nothing was reported yet).
 func (r *run) execOnce() (gone bool) {
-	c, err := proc.Start(r.ctx, proc.Spec{Path: r.bin, Args: r.execArgs(), Dir: r.dir(), Env: r.env,
-		Grace: r.a.opts.Grace, MaxLine: r.a.opts.MaxLine})
+	c, err := proc.Start(r.ctx, proc.Spec{
+		Path: r.bin, Args: r.execArgs(), Dir: r.dir(), Env: r.env,
+		Grace: r.a.opts.Grace, MaxLine: r.a.opts.MaxLine,
+	})
 	if err != nil {
 		r.fail("start codex exec: " + err.Error())
 		return false

@@ -34,8 +34,10 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-const loginA = `{"OPENAI_API_KEY":null,"tokens":{"id_token":"a","access_token":"a","refresh_token":"a"}}`
-const loginB = `{"OPENAI_API_KEY":null,"tokens":{"id_token":"b","access_token":"b","refresh_token":"b"}}`
+const (
+	loginA = `{"OPENAI_API_KEY":null,"tokens":{"id_token":"a","access_token":"a","refresh_token":"a"}}`
+	loginB = `{"OPENAI_API_KEY":null,"tokens":{"id_token":"b","access_token":"b","refresh_token":"b"}}`
+)
 
 // TestAuthCopiedOnlyWhenNewer: the user's login is copied into the
 // managed home when it is newer, never over a newer managed copy (a token
@@ -91,8 +93,10 @@ func TestConfigKeepsTheUsers(t *testing.T) {
 		t.Fatalf("provisioned %+v", p)
 	}
 	got := read(t, filepath.Join(managed, "config.toml"))
-	for _, want := range []string{`model = "my-model"`, "[model_providers.corp]", `base_url = "https://llm.corp/v1"`, "[mcp_servers.mine]",
-		"[features]\nplugins = false", "http://127.0.0.1:1/mcp/tasks", `bearer_token_env_var = "CLAWBOO_MCP_TOKEN"`} {
+	for _, want := range []string{
+		`model = "my-model"`, "[model_providers.corp]", `base_url = "https://llm.corp/v1"`, "[mcp_servers.mine]",
+		"[features]\nplugins = false", "http://127.0.0.1:1/mcp/tasks", `bearer_token_env_var = "CLAWBOO_MCP_TOKEN"`,
+	} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("managed config lacks %q:\n%s", want, got)
 		}

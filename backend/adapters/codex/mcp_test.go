@@ -48,11 +48,15 @@ func (m *echoMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var result any
 	switch req.Method {
 	case "initialize":
-		result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
-			"serverInfo": map[string]any{"name": "echo", "version": "1"}}
+		result = map[string]any{
+			"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo": map[string]any{"name": "echo", "version": "1"},
+		}
 	case "tools/list":
-		result = map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "Echo text.",
-			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}}}
+		result = map[string]any{"tools": []any{map[string]any{
+			"name": "echo", "description": "Echo text.",
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}},
+		}}}
 	case "tools/call":
 		m.mu.Lock()
 		m.calls++

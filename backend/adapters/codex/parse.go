@@ -67,8 +67,10 @@ func DecodeHandle(s string) Handle {
 // usageDelta is the usage between two totals, nil when nothing was spent
 // (or the counter went backwards).
 func usageDelta(prev, now Totals) *executor.Usage {
-	u := executor.Usage{InputTokens: now.Input - prev.Input, OutputTokens: now.Output - prev.Output,
-		CachedInputTokens: now.Cached - prev.Cached}
+	u := executor.Usage{
+		InputTokens: now.Input - prev.Input, OutputTokens: now.Output - prev.Output,
+		CachedInputTokens: now.Cached - prev.Cached,
+	}
 	if u.InputTokens < 0 || u.OutputTokens < 0 || (u.InputTokens == 0 && u.OutputTokens == 0) {
 		return nil
 	}

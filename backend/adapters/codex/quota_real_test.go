@@ -86,9 +86,11 @@ func TestQuotaUsageLimit(t *testing.T) {
 		step fakeresponses.Step
 		want string
 	}{
-		{"with the windows", fakeresponses.UsageLimit("plus", reset, &fakeresponses.Window{UsedPercent: 100, Minutes: 300, ResetAt: reset.Unix()},
-			&fakeresponses.Window{UsedPercent: 40, Minutes: 10080, ResetAt: week.Unix()}),
-			"five_hour/rejected/1/" + ms(reset) + "/account/rateLimits/updated seven_day/allowed/0.4/" + ms(week) + "/account/rateLimits/updated"},
+		{
+			"with the windows", fakeresponses.UsageLimit("plus", reset, &fakeresponses.Window{UsedPercent: 100, Minutes: 300, ResetAt: reset.Unix()},
+				&fakeresponses.Window{UsedPercent: 40, Minutes: 10080, ResetAt: week.Unix()}),
+			"five_hour/rejected/1/" + ms(reset) + "/account/rateLimits/updated seven_day/allowed/0.4/" + ms(week) + "/account/rateLimits/updated",
+		},
 		{"without headers", fakeresponses.UsageLimit("plus", reset, nil, nil), "primary/rejected/nil/0/error usageLimitExceeded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,20 +104,30 @@ func TestRateLimitsTolerant(t *testing.T) {
 		params string
 		want   string
 	}{
-		{"over 100 is clamped and rejected", string(rl("codex", `{"usedPercent":130,"windowDurationMins":300,"resetsAt":null}`, "null")),
-			"five_hour/rejected/1/0/account/rateLimits/updated"},
-		{"no length, no reset", string(rl("codex", `{"usedPercent":12,"windowDurationMins":null,"resetsAt":null}`, "null")),
-			"primary/allowed/0.12/0/account/rateLimits/updated"},
-		{"odd reset dropped, window kept", string(rl("codex", `{"usedPercent":5,"windowDurationMins":300,"resetsAt":-4}`,
-			`{"usedPercent":5,"windowDurationMins":10080,"resetsAt":1e20}`)),
-			"five_hour/allowed/0.05/0/account/rateLimits/updated seven_day/allowed/0.05/0/account/rateLimits/updated"},
-		{"odd windows skipped, the good one kept", string(rl("codex", `{"usedPercent":"lots","windowDurationMins":300}`,
-			`{"usedPercent":50,"windowDurationMins":10080,"resetsAt":1796484072}`)),
-			"seven_day/allowed/0.5/1796484072000/account/rateLimits/updated"},
+		{
+			"over 100 is clamped and rejected", string(rl("codex", `{"usedPercent":130,"windowDurationMins":300,"resetsAt":null}`, "null")),
+			"five_hour/rejected/1/0/account/rateLimits/updated",
+		},
+		{
+			"no length, no reset", string(rl("codex", `{"usedPercent":12,"windowDurationMins":null,"resetsAt":null}`, "null")),
+			"primary/allowed/0.12/0/account/rateLimits/updated",
+		},
+		{
+			"odd reset dropped, window kept", string(rl("codex", `{"usedPercent":5,"windowDurationMins":300,"resetsAt":-4}`,
+				`{"usedPercent":5,"windowDurationMins":10080,"resetsAt":1e20}`)),
+			"five_hour/allowed/0.05/0/account/rateLimits/updated seven_day/allowed/0.05/0/account/rateLimits/updated",
+		},
+		{
+			"odd windows skipped, the good one kept", string(rl("codex", `{"usedPercent":"lots","windowDurationMins":300}`,
+				`{"usedPercent":50,"windowDurationMins":10080,"resetsAt":1796484072}`)),
+			"seven_day/allowed/0.5/1796484072000/account/rateLimits/updated",
+		},
 		{"negative percent", string(rl("codex", `{"usedPercent":-1,"windowDurationMins":300}`, `{"usedPercent":1e9}`)), ""},
 		{"no percent", string(rl("codex", `{"windowDurationMins":300}`, `[]`)), ""},
-		{"another limit family", string(rl("codex_other", `{"usedPercent":91,"windowDurationMins":60,"resetsAt":null}`, "null")),
-			"codex_other_1_hour/allowed/0.91/0/account/rateLimits/updated"},
+		{
+			"another limit family", string(rl("codex_other", `{"usedPercent":91,"windowDurationMins":60,"resetsAt":null}`, "null")),
+			"codex_other_1_hour/allowed/0.91/0/account/rateLimits/updated",
+		},
 		{"no rateLimits", `{}`, ""},
 		{"rateLimits null", `{"rateLimits":null}`, ""},
 		{"not an object", `[1,2]`, ""},

@@ -51,8 +51,10 @@ func TestPlainRun(t *testing.T) {
 		t.Fatalf("%d invocations", len(invs))
 	}
 	inv := invs[0]
-	wantArgv := []string{"chat", "-q", "You work on the Clawboo board.\n\n" + req.Message, "-Q", "--yolo", "--accept-hooks",
-		"-m", "openai/gpt-4o-mini", "--provider", "openrouter"}
+	wantArgv := []string{
+		"chat", "-q", "You work on the Clawboo board.\n\n" + req.Message, "-Q", "--yolo", "--accept-hooks",
+		"-m", "openai/gpt-4o-mini", "--provider", "openrouter",
+	}
 	if strings.Join(inv.Argv, "\x00") != strings.Join(wantArgv, "\x00") {
 		t.Fatalf("argv %q", inv.Argv)
 	}

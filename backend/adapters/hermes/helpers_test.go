@@ -84,8 +84,10 @@ func newFixture(tb testing.TB, keys map[string]string, tweak ...func(*Options)) 
 	if err := os.MkdirAll(f.userHome, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	att, err := mcp.BuildAttach(mcp.AttachOptions{BaseURL: "http://127.0.0.1:18790", Token: testToken,
-		Binding: mcp.Binding{TeamID: "team-1", AgentID: "agent-1"}, Signer: mcp.NewSigner([]byte("0123456789abcdef0123456789abcdef"))})
+	att, err := mcp.BuildAttach(mcp.AttachOptions{
+		BaseURL: "http://127.0.0.1:18790", Token: testToken,
+		Binding: mcp.Binding{TeamID: "team-1", AgentID: "agent-1"}, Signer: mcp.NewSigner([]byte("0123456789abcdef0123456789abcdef")),
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -46,17 +46,25 @@ func TestRecordedTranscripts(t *testing.T) {
 		reason        executor.DoneReason
 		msg           string
 	}{
-		"success.txt": {"I read the repository and wrote the plan to notes/plan.md.\n\nNext steps:\n1. Review the plan.\n",
-			"20260301_101500_a1b2c3", executor.DoneSuccess, ""},
+		"success.txt": {
+			"I read the repository and wrote the plan to notes/plan.md.\n\nNext steps:\n1. Review the plan.\n",
+			"20260301_101500_a1b2c3", executor.DoneSuccess, "",
+		},
 		"failed.txt":      {"", "20260301_101501_d4e5f6", executor.DoneError, "hermes failed (exit 1): HTTP 401: invalid x-api-key"},
 		"interrupted.txt": {"Working on it\n", "20260301_101502_0a0b0c", executor.DoneError, "hermes was interrupted (exit 130)"},
-		"credentials.txt": {"", "", executor.DoneError,
-			"hermes failed (exit 1): No inference provider configured. Run 'hermes model' to choose a provider and model."},
-		"crash.txt": {"", "", executor.DoneError,
-			`hermes failed (exit 1): Traceback (most recent call last): |   File "/usr/lib/hermes/cli.py", line 1, in <module> | RuntimeError: boom`},
+		"credentials.txt": {
+			"", "", executor.DoneError,
+			"hermes failed (exit 1): No inference provider configured. Run 'hermes model' to choose a provider and model.",
+		},
+		"crash.txt": {
+			"", "", executor.DoneError,
+			`hermes failed (exit 1): Traceback (most recent call last): |   File "/usr/lib/hermes/cli.py", line 1, in <module> | RuntimeError: boom`,
+		},
 		"json-frames.txt": {"hello from a JSON frame\n{\"note\":\"not a frame\"}\n", "sess-json-2", executor.DoneSuccess, ""},
-		"fake-env.txt": {"provider=openrouter\nmodel=openai/gpt-4o-mini\nOPENROUTER_API_KEY=sha256:ba7816bf8f01\nok\n",
-			"20261130_002149_fcb126", executor.DoneSuccess, ""},
+		"fake-env.txt": {
+			"provider=openrouter\nmodel=openai/gpt-4o-mini\nOPENROUTER_API_KEY=sha256:ba7816bf8f01\nok\n",
+			"20261130_002149_fcb126", executor.DoneSuccess, "",
+		},
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
 	if len(files) != len(want) {
@@ -93,8 +101,10 @@ func TestVerdictOfFaultsAndSignals(t *testing.T) {
 	}{
 		{segResult{exit: proc.Exit{Code: 0}}, "hermes exited without a reply"},
 		{segResult{exit: proc.Exit{Code: -1, Signal: "killed"}, wrote: true}, "hermes was killed by signal killed"},
-		{segResult{exit: proc.Exit{Code: 0}, wrote: true, fault: "hermes wrote more than 10 bytes of output; stopped it"},
-			"hermes wrote more than 10 bytes of output; stopped it"},
+		{
+			segResult{exit: proc.Exit{Code: 0}, wrote: true, fault: "hermes wrote more than 10 bytes of output; stopped it"},
+			"hermes wrote more than 10 bytes of output; stopped it",
+		},
 		{segResult{exit: proc.Exit{Code: 3}, tail: []string{"a", "b"}}, "hermes failed (exit 3): a | b"},
 	} {
 		reason, msg := tc.seg.verdict()
@@ -130,12 +140,24 @@ func TestChooseProvider(t *testing.T) {
 		ok                      bool
 	}{
 		{"openrouter first", "", "", all, Choice{Flag: "openrouter", EnvVar: "OPENROUTER_API_KEY", Key: "or", Model: "openai/gpt-4o-mini"}, true},
-		{"then anthropic", "", "", map[string]string{"ANTHROPIC_API_KEY": "an", "OPENAI_API_KEY": "oa"},
-			Choice{Flag: "anthropic", EnvVar: "ANTHROPIC_API_KEY", Key: "an", Model: "claude-haiku-4-5"}, true},
-		{"then openai", "", "gpt-5", map[string]string{"OPENAI_API_KEY": "oa"},
-			Choice{Flag: "openai-api", EnvVar: "OPENAI_API_KEY", Key: "oa", Model: "gpt-5"}, true},
-		{"auto is no config", "auto", "", map[string]string{"OPENAI_API_KEY": "oa"},
-			Choice{Flag: "openai-api", EnvVar: "OPENAI_API_KEY", Key: "oa", Model: "gpt-4o-mini"}, true},
+		{
+			"then anthropic", "", "",
+			map[string]string{"ANTHROPIC_API_KEY": "an", "OPENAI_API_KEY": "oa"},
+			Choice{Flag: "anthropic", EnvVar: "ANTHROPIC_API_KEY", Key: "an", Model: "claude-haiku-4-5"},
+			true,
+		},
+		{
+			"then openai", "", "gpt-5",
+			map[string]string{"OPENAI_API_KEY": "oa"},
+			Choice{Flag: "openai-api", EnvVar: "OPENAI_API_KEY", Key: "oa", Model: "gpt-5"},
+			true,
+		},
+		{
+			"auto is no config", "auto", "",
+			map[string]string{"OPENAI_API_KEY": "oa"},
+			Choice{Flag: "openai-api", EnvVar: "OPENAI_API_KEY", Key: "oa", Model: "gpt-4o-mini"},
+			true,
+		},
 		{"config wins", "anthropic", "", all, Choice{EnvVar: "ANTHROPIC_API_KEY", Key: "an", Configured: "anthropic"}, true},
 		{"config without its key", "anthropic", "m", map[string]string{"OPENROUTER_API_KEY": "or"}, Choice{Model: "m", Configured: "anthropic"}, true},
 		{"config names another provider", "nous", "", all, Choice{Configured: "nous"}, true},

@@ -234,8 +234,10 @@ func (r *run) childEnv(c Choice) []string {
 			path = v
 		}
 	}
-	extra := map[string]string{"HERMES_HOME": r.home.Path, "PYTHONUNBUFFERED": "1",
-		"PATH": strings.TrimSuffix(filepath.Dir(r.bin)+string(os.PathListSeparator)+path, string(os.PathListSeparator))}
+	extra := map[string]string{
+		"HERMES_HOME": r.home.Path, "PYTHONUNBUFFERED": "1",
+		"PATH": strings.TrimSuffix(filepath.Dir(r.bin)+string(os.PathListSeparator)+path, string(os.PathListSeparator)),
+	}
 	for k, v := range r.req.Env {
 		if !keyVar(k) && k != "HERMES_HOME" {
 			extra[k] = v

@@ -36,8 +36,10 @@ func (r *run) segment(prompt, resume string, c Choice, env []string) (segResult,
 		r.mu.Unlock()
 		return res, nil
 	}
-	child, err := proc.Start(r.ctx, proc.Spec{Path: r.bin, Args: args(prompt, resume, c), Dir: r.req.WorkDir, Env: env,
-		Grace: r.a.opts.Grace, MaxLine: maxLine})
+	child, err := proc.Start(r.ctx, proc.Spec{
+		Path: r.bin, Args: args(prompt, resume, c), Dir: r.req.WorkDir, Env: env,
+		Grace: r.a.opts.Grace, MaxLine: maxLine,
+	})
 	if err != nil {
 		r.mu.Unlock()
 		return res, err

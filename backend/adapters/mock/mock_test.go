@@ -267,8 +267,10 @@ func TestWriteStaysInTheWorkingFolder(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	em := executor.NewEmitter("r", 0)
-	run, err := NewWithWorktrees().Start(ctx, executor.StartRequest{RunID: "r", WorkDir: dir, Emitter: em,
-		Message: "!write notes/hello.txt hello world\n!write ../escape.txt no\n!write /etc/x no"})
+	run, err := NewWithWorktrees().Start(ctx, executor.StartRequest{
+		RunID: "r", WorkDir: dir, Emitter: em,
+		Message: "!write notes/hello.txt hello world\n!write ../escape.txt no\n!write /etc/x no",
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,8 +313,10 @@ func TestWriteRefusesSymlinkEscapeAndGitMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	em := executor.NewEmitter("r", 0)
-	run, err := NewWithWorktrees().Start(context.Background(), executor.StartRequest{RunID: "r", WorkDir: dir, Emitter: em,
-		Message: "!write out/pwned.txt x\n!write .git gitdir: " + outside + "\n!write forged/.git/config [filter \"x\"]\n!write .GIT/config x"})
+	run, err := NewWithWorktrees().Start(context.Background(), executor.StartRequest{
+		RunID: "r", WorkDir: dir, Emitter: em,
+		Message: "!write out/pwned.txt x\n!write .git gitdir: " + outside + "\n!write forged/.git/config [filter \"x\"]\n!write .GIT/config x",
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

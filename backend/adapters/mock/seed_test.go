@@ -31,8 +31,10 @@ func TestDeclaresWhatSeed000Says(t *testing.T) {
 	}{{"seed", New(), false}, {"worktrees", NewWithWorktrees(), true}} {
 		dir := t.TempDir()
 		em := executor.NewEmitter("r", 0)
-		run, err := tc.a.Start(context.Background(), executor.StartRequest{RunID: "r", WorkDir: dir, Emitter: em,
-			Message: "!write hello.txt hi\n!ok done"})
+		run, err := tc.a.Start(context.Background(), executor.StartRequest{
+			RunID: "r", WorkDir: dir, Emitter: em,
+			Message: "!write hello.txt hi\n!ok done",
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,8 @@ import (
 const DelegateTool = "delegate"
 
 func delegateDef() llm.Tool {
-	return llm.Tool{Name: DelegateTool,
+	return llm.Tool{
+		Name: DelegateTool,
 		Description: "Hand a piece of work to a member of your team. It becomes a board task the member works on " +
 			"(in its own git worktree for code); you get a [Task Update] when it ends. One call per task.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
@@ -22,7 +23,8 @@ func delegateDef() llm.Tool {
 			`"task":{"type":"string","description":"what to do, with enough context to start"},` +
 			`"kind":{"type":"string","enum":["code","research","review"],"description":"code works in a git worktree; default: code when the mission has a repository, else research"},` +
 			`"repoPath":{"type":"string","description":"absolute path of the repository, for code"}},` +
-			`"required":["assignee","task"]}`)}
+			`"required":["assignee","task"]}`),
+	}
 }
 
 // callDelegate hands one delegate call to the host.

@@ -37,12 +37,18 @@ func (f *fileTools) close() { _ = f.dir.Close() }
 // fileToolDefs are the file tools' definitions, as the model sees them.
 func fileToolDefs() []llm.Tool {
 	return []llm.Tool{
-		{Name: "list_files", Description: "List a folder of the working folder: one line per entry, \"dir <name>\" or \"file <name>\", sorted. Omit path for the top.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"folder, relative to the working folder"}}}`)},
-		{Name: "read_file", Description: "Read a text file of the working folder (at most 64 KiB; longer files are truncated with a note).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file, relative to the working folder"}},"required":["path"]}`)},
-		{Name: "write_file", Description: "Write a file of the working folder, replacing it and creating folders as needed (at most 1 MiB).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file, relative to the working folder"},"content":{"type":"string"}},"required":["path","content"]}`)},
+		{
+			Name: "list_files", Description: "List a folder of the working folder: one line per entry, \"dir <name>\" or \"file <name>\", sorted. Omit path for the top.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"folder, relative to the working folder"}}}`),
+		},
+		{
+			Name: "read_file", Description: "Read a text file of the working folder (at most 64 KiB; longer files are truncated with a note).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file, relative to the working folder"}},"required":["path"]}`),
+		},
+		{
+			Name: "write_file", Description: "Write a file of the working folder, replacing it and creating folders as needed (at most 1 MiB).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file, relative to the working folder"},"content":{"type":"string"}},"required":["path","content"]}`),
+		},
 	}
 }
 

@@ -366,8 +366,10 @@ func (r *run) persist(s session, msgs []llm.Message, handoff string) {
 	if !s.keep {
 		return
 	}
-	t := Transcript{Version: TranscriptVersion, SessionID: s.id, SessionKey: r.req.SessionKey,
-		Messages: closeOpenCalls(msgs), Handoff: handoff}
+	t := Transcript{
+		Version: TranscriptVersion, SessionID: s.id, SessionKey: r.req.SessionKey,
+		Messages: closeOpenCalls(msgs), Handoff: handoff,
+	}
 	if err := s.store.save(t, runSecrets(r.req.Env)); err != nil {
 		r.a.opts.Log.Warn("native transcript not saved", "run", r.req.RunID, "session", s.id, "err", err)
 	}

@@ -152,8 +152,10 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 		shell = &shellTool{
 			dir: req.WorkDir, ask: a.opts.Ask, timeout: a.opts.CommandTimeout, grace: a.opts.CommandGrace,
 			environ: func() []string { return commandEnv(req.Env) },
-			info: AskRequest{Folder: req.WorkDir, AgentID: req.AgentID, TeamID: req.TeamID,
-				TaskID: taskOf(req.SessionKey), RunID: string(req.RunID)},
+			info: AskRequest{
+				Folder: req.WorkDir, AgentID: req.AgentID, TeamID: req.TeamID,
+				TaskID: taskOf(req.SessionKey), RunID: string(req.RunID),
+			},
 			emit: func(ev executor.Event) bool { return r.emit(ev) },
 		}
 	}

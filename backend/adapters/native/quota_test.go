@@ -65,12 +65,16 @@ func TestQuotaFromProviderHeaders(t *testing.T) {
 		id, path, source string
 		limits           func(time.Time, ...fakeprovider.Limit) http.Header
 	}{
-		{"anthropic", "/v1/messages", llm.SourceAnthropic,
+		{
+			"anthropic", "/v1/messages", llm.SourceAnthropic,
 			func(now time.Time, ls ...fakeprovider.Limit) http.Header {
 				return fakeprovider.AnthropicLimits(now, ls...)
-			}},
-		{"openrouter", "/v1/chat/completions", llm.SourceOpenAI,
-			func(_ time.Time, ls ...fakeprovider.Limit) http.Header { return fakeprovider.OpenAILimits(ls...) }},
+			},
+		},
+		{
+			"openrouter", "/v1/chat/completions", llm.SourceOpenAI,
+			func(_ time.Time, ls ...fakeprovider.Limit) http.Header { return fakeprovider.OpenAILimits(ls...) },
+		},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			e, f := wireEnv(t, tc.id)

@@ -107,8 +107,10 @@ func argvJSON(argv ...string) string {
 
 // newShell is one run's run_command, called directly.
 func newShell(t *testing.T, a *asker) *shellTool {
-	return &shellTool{dir: t.TempDir(), ask: a.ask, timeout: CommandTimeout, grace: CommandGrace, environ: func() []string { return commandEnv(nil) },
-		info: AskRequest{AgentID: "agent-1", RunID: "run-1"}}
+	return &shellTool{
+		dir: t.TempDir(), ask: a.ask, timeout: CommandTimeout, grace: CommandGrace, environ: func() []string { return commandEnv(nil) },
+		info: AskRequest{AgentID: "agent-1", RunID: "run-1"},
+	}
 }
 
 // shellEnv is an adapter whose model calls run_command with each input in

@@ -35,8 +35,10 @@ func newRealEnv(t testing.TB, rules ...fakeresponses.Rule) *realEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(ClientOptions{Identity: id, Log: log, RequestTimeout: 60 * time.Second,
-		Settings: func(context.Context) Settings { return Settings{URL: g.URL, Token: sentinelToken} }})
+	c := NewClient(ClientOptions{
+		Identity: id, Log: log, RequestTimeout: 60 * time.Second,
+		Settings: func(context.Context) Settings { return Settings{URL: g.URL, Token: sentinelToken} },
+	})
 	c.Start()
 	t.Cleanup(c.Close)
 	e := &realEnv{g: g, c: c, a: New(Options{Client: c, Log: log}), logs: logs}
@@ -57,8 +59,10 @@ func (e *realEnv) noSecrets(t testing.TB, s string) {
 func (e *realEnv) start(t *testing.T, msg, resume string) (executor.Run, executor.RunID) {
 	t.Helper()
 	id := executor.RunID("acc-" + newIdempotencyKey()[:8])
-	req := executor.StartRequest{RunID: id, AgentID: "ag-acc", SessionKey: "acc-" + string(id), Resume: resume,
-		Message: msg, Emitter: executor.NewEmitter(id, 0)}
+	req := executor.StartRequest{
+		RunID: id, AgentID: "ag-acc", SessionKey: "acc-" + string(id), Resume: resume,
+		Message: msg, Emitter: executor.NewEmitter(id, 0),
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	r, err := e.a.Start(ctx, req)
@@ -132,7 +136,8 @@ func TestRealChatRoundTripStreamsTextAndTools(t *testing.T) {
 		slowText("stream-please", 6, 150*time.Millisecond),
 		fakeresponses.Rule{Match: "read-please", Steps: []fakeresponses.Step{
 			{Call: &fakeresponses.Call{Tool: "^read$", Args: `{"path":"` + filepath.Join(realGateway(t).Work, "hello.txt") + `"}`}},
-			{Text: "Read said: {result}"}}})
+			{Text: "Read said: {result}"},
+		}})
 	r, id := e.start(t, "stream-please", "")
 	evs, done := e.collect(t, r, id)
 	n, all := texts(evs)
@@ -304,8 +309,10 @@ func TestRealStartModelAppliesToAFreshSession(t *testing.T) {
 	id := executor.RunID("acc-" + newIdempotencyKey()[:8])
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	r, err := e.a.Start(ctx, executor.StartRequest{RunID: id, AgentID: "ag-acc", SessionKey: "fresh-" + string(id),
-		Message: "fresh-model", Model: "fakeoai/fake-model-2", Emitter: executor.NewEmitter(id, 0)})
+	r, err := e.a.Start(ctx, executor.StartRequest{
+		RunID: id, AgentID: "ag-acc", SessionKey: "fresh-" + string(id),
+		Message: "fresh-model", Model: "fakeoai/fake-model-2", Emitter: executor.NewEmitter(id, 0),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

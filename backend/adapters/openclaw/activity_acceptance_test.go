@@ -17,7 +17,8 @@ import (
 func TestRealActivityFromRunsWeDidNotStart(t *testing.T) {
 	e := newRealEnv(t, fakeresponses.Rule{Match: "foreign-read", Steps: []fakeresponses.Step{
 		{Call: &fakeresponses.Call{Tool: "^read$", Args: `{"path":"` + filepath.Join(realGateway(t).Work, "hello.txt") + `"}`}},
-		{Text: "foreign done"}}})
+		{Text: "foreign done"},
+	}})
 	w := &Watcher{Client: e.c, Ours: e.a.LiveSessions}
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := w.Start(ctx)
@@ -39,8 +40,10 @@ func TestRealActivityFromRunsWeDidNotStart(t *testing.T) {
 	if err := e.c.Request(rctx, "agents.list", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Request(rctx, "chat.send", map[string]any{"sessionKey": "agent:main:channel-x", "message": "foreign-read",
-		"idempotencyKey": newIdempotencyKey(), "deliver": false}, nil); err != nil {
+	if err := other.Request(rctx, "chat.send", map[string]any{
+		"sessionKey": "agent:main:channel-x", "message": "foreign-read",
+		"idempotencyKey": newIdempotencyKey(), "deliver": false,
+	}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var call, result Activity

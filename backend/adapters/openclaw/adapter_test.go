@@ -90,8 +90,10 @@ func (s *scripted) chatSend(c *dconn, id string, p json.RawMessage) {
 		agentEv(c, run, key, "lifecycle", map[string]any{"phase": "start"})
 		agentEv(c, run, key, "lifecycle", map[string]any{"phase": "model", "provider": "fakeoai", "model": "fake-model"})
 		agentEv(c, run, key, "tool", map[string]any{"phase": "start", "name": "read", "toolCallId": "t1", "args": map[string]any{"path": "a"}})
-		c.event("session.message", map[string]any{"sessionKey": key, "message": map[string]any{"role": "assistant",
-			"content": []any{map[string]any{"type": "toolCall", "id": "t1", "name": "read", "arguments": map[string]any{"path": "a"}}}}})
+		c.event("session.message", map[string]any{"sessionKey": key, "message": map[string]any{
+			"role":    "assistant",
+			"content": []any{map[string]any{"type": "toolCall", "id": "t1", "name": "read", "arguments": map[string]any{"path": "a"}}},
+		}})
 		agentEv(c, run, key, "tool", map[string]any{"phase": "result", "name": "read", "toolCallId": "t1", "result": "body"})
 		agentEv(c, run, key, "assistant", map[string]any{"delta": "done reading"})
 		chatEv(c, run, key, "delta", map[string]any{"deltaText": "done reading"})
@@ -109,8 +111,10 @@ func (s *scripted) chatSend(c *dconn, id string, p json.RawMessage) {
 		chatEv(c, "gw-run-earlier", key, "delta", map[string]any{"deltaText": "NOT-OURS"})
 		chatEv(c, "gw-run-earlier", key, "final", map[string]any{"message": textMsg("NOT-OURS")})
 		agentEv(c, later, key, "lifecycle", map[string]any{"phase": "start"})
-		c.event("session.message", map[string]any{"sessionKey": key, "message": map[string]any{"role": "user",
-			"content": req.Message, "idempotencyKey": run + ":user"}})
+		c.event("session.message", map[string]any{"sessionKey": key, "message": map[string]any{
+			"role":    "user",
+			"content": req.Message, "idempotencyKey": run + ":user",
+		}})
 		chatEv(c, later, key, "delta", map[string]any{"deltaText": "answered later"})
 		chatEv(c, later, key, "final", map[string]any{"message": textMsg("answered later")})
 	}
@@ -126,8 +130,10 @@ func (s *scripted) adapter(t testing.TB, mutate ...func(*Options)) *Adapter {
 
 func startReq(msg string) executor.StartRequest {
 	id := executor.RunID("run-" + newIdempotencyKey()[:8])
-	return executor.StartRequest{RunID: id, AgentID: "ag1", SessionKey: "agent:ag1:chat", Message: msg,
-		Context: "CONTEXT-ABOVE", Emitter: executor.NewEmitter(id, 0)}
+	return executor.StartRequest{
+		RunID: id, AgentID: "ag1", SessionKey: "agent:ag1:chat", Message: msg,
+		Context: "CONTEXT-ABOVE", Emitter: executor.NewEmitter(id, 0),
+	}
 }
 
 func TestContractAgainstDouble(t *testing.T) {
@@ -266,8 +272,10 @@ func TestUnreadSteerAtTheEndIsRunEnded(t *testing.T) {
 	steer := s.d.waitRequest("chat.send", 2)[1]
 	steerRun := param(t, steer.Params, "idempotencyKey")
 	// The run ends before the Gateway confirms the steer.
-	s.d.broadcast("chat", map[string]any{"runId": param(t, s.d.requests("chat.send")[0].Params, "idempotencyKey"),
-		"sessionKey": param(t, steer.Params, "sessionKey"), "state": "final", "message": textMsg("finished")})
+	s.d.broadcast("chat", map[string]any{
+		"runId":      param(t, s.d.requests("chat.send")[0].Params, "idempotencyKey"),
+		"sessionKey": param(t, steer.Params, "sessionKey"), "state": "final", "message": textMsg("finished"),
+	})
 	select {
 	case res := <-got:
 		if res != executor.SteerRunEnded {
@@ -385,8 +393,10 @@ func TestRunSurvivesAReconnectAndFailsWhenTheGatewayStaysAway(t *testing.T) {
 	s.d.dropAll()
 	// Back on a new connection: the run's final still ends it.
 	s.d.waitRequest("sessions.messages.subscribe", 2)
-	s.d.broadcast("chat", map[string]any{"runId": param(t, send.Params, "idempotencyKey"),
-		"sessionKey": param(t, send.Params, "sessionKey"), "state": "final", "message": textMsg("after the blip")})
+	s.d.broadcast("chat", map[string]any{
+		"runId":      param(t, send.Params, "idempotencyKey"),
+		"sessionKey": param(t, send.Params, "sessionKey"), "state": "final", "message": textMsg("after the blip"),
+	})
 	evs := executortest.CollectWithin(t, 10*time.Second, r)
 	done := executortest.CheckStream(t, req.RunID, evs)
 	if done.Reason != executor.DoneSuccess || done.Summary != "after the blip" {

@@ -17,7 +17,8 @@ func execRule(match, command string) fakeresponses.Rule {
 	args, _ := json.Marshal(map[string]string{"command": command})
 	return fakeresponses.Rule{Match: match, Steps: []fakeresponses.Step{
 		{Call: &fakeresponses.Call{Tool: "^exec$", Args: string(args)}},
-		{Text: "Exec said: {result}"}}}
+		{Text: "Exec said: {result}"},
+	}}
 }
 
 func execResult(t *testing.T, evs []executor.Event) executor.Event {

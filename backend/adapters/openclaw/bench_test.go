@@ -55,8 +55,10 @@ func BenchmarkRealChatRoundTrip(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		id := executor.RunID("bench-" + newIdempotencyKey()[:8])
-		r, err := e.a.Start(context.Background(), executor.StartRequest{RunID: id, AgentID: "bench", SessionKey: string(id),
-			Message: "bench-turn", Emitter: executor.NewEmitter(id, 0)})
+		r, err := e.a.Start(context.Background(), executor.StartRequest{
+			RunID: id, AgentID: "bench", SessionKey: string(id),
+			Message: "bench-turn", Emitter: executor.NewEmitter(id, 0),
+		})
 		if err != nil {
 			b.Fatal(err)
 		}

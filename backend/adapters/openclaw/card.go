@@ -36,8 +36,10 @@ type Agent struct {
 // Status reads the card: it probes health (which may wait for the
 // connection), then lists the Gateway's agents and MCP servers.
 func (s *Service) Status(ctx context.Context) Status {
-	st := Status{Settings: s.Settings(ctx), Agents: []Agent{},
-		LiveRuns: len(s.adapter.LiveSessions()), Approvals: s.relay.Pending(), MCPServers: map[string]string{}}
+	st := Status{
+		Settings: s.Settings(ctx), Agents: []Agent{},
+		LiveRuns: len(s.adapter.LiveSessions()), Approvals: s.relay.Pending(), MCPServers: map[string]string{},
+	}
 	st.Health = executor.ProbeHealth(ctx, s.adapter)
 	// After the probe, which may have waited for the connection.
 	st.Connection = s.client.State()

@@ -129,9 +129,11 @@ func NewClient(o ClientOptions) *Client {
 	if o.Settings == nil {
 		o.Settings = func(context.Context) Settings { return Settings{} }
 	}
-	c := &Client{o: o, events: bus.New[Event](2 * time.Second), states: bus.New[State](time.Second),
+	c := &Client{
+		o: o, events: bus.New[Event](2 * time.Second), states: bus.New[State](time.Second),
 		ready: make(chan struct{}), keys: map[string]int{}, wake: make(chan struct{}, 1),
-		closed: make(chan struct{}), done: make(chan struct{})}
+		closed: make(chan struct{}), done: make(chan struct{}),
+	}
 	c.state = State{Status: StatusConnecting}
 	if o.Identity != nil {
 		c.state.DeviceID = o.Identity.ID
@@ -376,8 +378,10 @@ func (c *Client) loop() {
 		for k := range c.keys {
 			keys = append(keys, k)
 		}
-		c.state = State{Status: StatusConnected, URL: safeURL(s.URL), ServerVersion: h.Server.Version, Protocol: h.Protocol,
-			DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli()}
+		c.state = State{
+			Status: StatusConnected, URL: safeURL(s.URL), ServerVersion: h.Server.Version, Protocol: h.Protocol,
+			DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli(),
+		}
 		st := c.state
 		c.mu.Unlock()
 		c.states.Publish(st)

@@ -51,8 +51,10 @@ func TestIdentityPersistsPrivately(t *testing.T) {
 
 func TestSignatureV3Payload(t *testing.T) {
 	id, _ := LoadIdentity(t.TempDir())
-	f := SignFields{ClientID: "cli", ClientMode: "cli", Role: "operator", Scopes: []string{"operator.read", "operator.write"},
-		SignedAtMs: 1795974169565, Token: "tok", Nonce: "n-1", Platform: "Linux", DeviceFamily: ""}
+	f := SignFields{
+		ClientID: "cli", ClientMode: "cli", Role: "operator", Scopes: []string{"operator.read", "operator.write"},
+		SignedAtMs: 1795974169565, Token: "tok", Nonce: "n-1", Platform: "Linux", DeviceFamily: "",
+	}
 	want := "v3|" + id.ID + "|cli|cli|operator|operator.read,operator.write|1795974169565|tok|n-1|linux|"
 	if got := f.payload(id.ID); got != want {
 		t.Fatalf("payload\n got %s\nwant %s", got, want)

@@ -87,8 +87,10 @@ func (c *Client) cronJobs(ctx context.Context, pageSize int) ([]CronJob, error) 
 	offset, revision := 0, ""
 	for range maxCronPages {
 		var raw json.RawMessage
-		params := map[string]any{"includeDisabled": true, "limit": pageSize, "offset": offset,
-			"includeDeliveryPreviews": false}
+		params := map[string]any{
+			"includeDisabled": true, "limit": pageSize, "offset": offset,
+			"includeDeliveryPreviews": false,
+		}
 		if err := c.Request(ctx, "cron.list", params, &raw); err != nil {
 			return nil, err
 		}

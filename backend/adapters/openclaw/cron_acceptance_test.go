@@ -81,19 +81,25 @@ func TestRealCronJobsListsAddedJobs(t *testing.T) {
 	if err != nil {
 		t.Skipf("no tz database: %v", err)
 	}
-	digest := addCronJob(t, e.c, map[string]any{"name": "Weekday digest", "agentId": "main",
+	digest := addCronJob(t, e.c, map[string]any{
+		"name": "Weekday digest", "agentId": "main",
 		"description":   "Sum up the week's pull requests",
 		"schedule":      map[string]any{"kind": "cron", "expr": "0 9 * * 1-5", "tz": "Europe/Berlin"},
 		"sessionTarget": "isolated", "wakeMode": "now", "delivery": map[string]any{"mode": "none"},
-		"payload": map[string]any{"kind": "agentTurn", "message": "Summarise the open pull requests."}})
-	every := addCronJob(t, e.c, map[string]any{"name": "Every ten minutes", "enabled": false,
+		"payload": map[string]any{"kind": "agentTurn", "message": "Summarise the open pull requests."},
+	})
+	every := addCronJob(t, e.c, map[string]any{
+		"name": "Every ten minutes", "enabled": false,
 		"schedule":      map[string]any{"kind": "every", "everyMs": 600_000},
 		"sessionTarget": "main", "wakeMode": "next-heartbeat",
-		"payload": map[string]any{"kind": "systemEvent", "text": "tick"}})
-	once := addCronJob(t, e.c, map[string]any{"name": "Reminder", "deleteAfterRun": true,
+		"payload": map[string]any{"kind": "systemEvent", "text": "tick"},
+	})
+	once := addCronJob(t, e.c, map[string]any{
+		"name": "Reminder", "deleteAfterRun": true,
 		"schedule":      map[string]any{"kind": "at", "at": "2030-02-01T16:00:00Z"},
 		"sessionTarget": "main", "wakeMode": "now",
-		"payload": map[string]any{"kind": "systemEvent", "text": "Reminder: renew the certificate"}})
+		"payload": map[string]any{"kind": "systemEvent", "text": "Reminder: renew the certificate"},
+	})
 
 	jobs, err := e.c.CronJobs(ctx)
 	if err != nil {
@@ -149,8 +155,10 @@ func TestRealCronJobsListsAddedJobs(t *testing.T) {
 
 	if os.Getenv(captureEnv) == "1" {
 		var raw json.RawMessage
-		if err := e.c.Request(ctx, "cron.list", map[string]any{"includeDisabled": true, "limit": cronPageSize,
-			"offset": 0, "includeDeliveryPreviews": false}, &raw); err != nil {
+		if err := e.c.Request(ctx, "cron.list", map[string]any{
+			"includeDisabled": true, "limit": cronPageSize,
+			"offset": 0, "includeDeliveryPreviews": false,
+		}, &raw); err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer

@@ -30,16 +30,24 @@ func TestParseCronJobsCapturedAnswer(t *testing.T) {
 		byName[j.Name] = j
 	}
 	want := map[string]CronJob{
-		"Heartbeat (main)": {ID: "4cfec0a3-6df3-4c9f-bf3e-304251f3b6bd", Name: "Heartbeat (main)", AgentID: "main",
-			Kind: "every", Spec: "every 30m", Enabled: true, NextRunAt: 1796194060290},
-		"Weekday digest": {ID: "a4963b5a-1929-497c-89c8-d05cc542ccd8", Name: "Weekday digest", AgentID: "main",
+		"Heartbeat (main)": {
+			ID: "4cfec0a3-6df3-4c9f-bf3e-304251f3b6bd", Name: "Heartbeat (main)", AgentID: "main",
+			Kind: "every", Spec: "every 30m", Enabled: true, NextRunAt: 1796194060290,
+		},
+		"Weekday digest": {
+			ID: "a4963b5a-1929-497c-89c8-d05cc542ccd8", Name: "Weekday digest", AgentID: "main",
 			Kind: "cron", Spec: "0 9 * * 1-5", Timezone: "Europe/Berlin", Enabled: true, NextRunAt: 1796198400000,
-			Description: "Sum up the week's pull requests", Message: "Summarise the open pull requests."},
-		"Reminder": {ID: "fefbeac2-0c2a-4610-aa7c-aa78010c3188", Name: "Reminder", AgentID: "main", Kind: "at",
+			Description: "Sum up the week's pull requests", Message: "Summarise the open pull requests.",
+		},
+		"Reminder": {
+			ID: "fefbeac2-0c2a-4610-aa7c-aa78010c3188", Name: "Reminder", AgentID: "main", Kind: "at",
 			Spec: "at 2030-02-01T16:00:00.000Z", Enabled: true, NextRunAt: 1896192000000,
-			Description: "Reminder: renew the certificate", Message: "Reminder: renew the certificate"},
-		"Every ten minutes": {ID: "e65203f3-2f54-4387-b254-ed13153969e3", Name: "Every ten minutes", AgentID: "main",
-			Kind: "every", Spec: "every 10m", Description: "tick", Message: "tick"},
+			Description: "Reminder: renew the certificate", Message: "Reminder: renew the certificate",
+		},
+		"Every ten minutes": {
+			ID: "e65203f3-2f54-4387-b254-ed13153969e3", Name: "Every ten minutes", AgentID: "main",
+			Kind: "every", Spec: "every 10m", Description: "tick", Message: "tick",
+		},
 	}
 	if len(jobs) != len(want) {
 		t.Fatalf("%d jobs, want %d: %+v", len(jobs), len(want), jobs)
@@ -57,20 +65,28 @@ func TestParseCronJobsCapturedAnswer(t *testing.T) {
 func TestParseCronJobsStateBoundsAndKinds(t *testing.T) {
 	long := strings.Repeat("é", 600)
 	page := map[string]any{"jobs": []any{
-		map[string]any{"id": "j1", "name": "nightly", "enabled": true, "description": long, "futureField": []int{1},
+		map[string]any{
+			"id": "j1", "name": "nightly", "enabled": true, "description": long, "futureField": []int{1},
 			"schedule":         map[string]any{"kind": "cron", "expr": " 0 2 * * * ", "staggerMs": 0},
 			"payload":          map[string]any{"kind": "agentTurn", "message": "bump deps\x00\x1b[31m"},
 			"state":            map[string]any{"nextRunAtMs": 5, "lastRunAtMs": 3, "lastStatus": "error", "lastError": "boom\n" + long},
-			"effectiveAgentId": "ops"},
-		map[string]any{"id": "j2", "name": "n2", "enabled": true, "agentId": "a2", "effectiveAgentId": "ignored",
+			"effectiveAgentId": "ops",
+		},
+		map[string]any{
+			"id": "j2", "name": "n2", "enabled": true, "agentId": "a2", "effectiveAgentId": "ignored",
 			"schedule":    map[string]any{"kind": "on-exit", "command": "./watch.sh"},
 			"payload":     map[string]any{"kind": "command", "argv": []string{"make", "check"}},
 			"nextRunAtMs": 9, "lastRunAtMs": 8, "lastRunStatus": "ok",
-			"state": map[string]any{"nextRunAtMs": 1, "lastRunAtMs": 1, "lastRunStatus": "error"}},
-		map[string]any{"id": "j3", "name": "n3", "schedule": map[string]any{"kind": "stream", "command": []string{"node", "ev.mjs"}},
-			"payload": map[string]any{"kind": "heartbeat"}, "state": map[string]any{}},
-		map[string]any{"id": "j4", "name": "n4", "enabled": true, "schedule": map[string]any{"kind": "lunar", "phase": "full"},
-			"state": map[string]any{}},
+			"state": map[string]any{"nextRunAtMs": 1, "lastRunAtMs": 1, "lastRunStatus": "error"},
+		},
+		map[string]any{
+			"id": "j3", "name": "n3", "schedule": map[string]any{"kind": "stream", "command": []string{"node", "ev.mjs"}},
+			"payload": map[string]any{"kind": "heartbeat"}, "state": map[string]any{},
+		},
+		map[string]any{
+			"id": "j4", "name": "n4", "enabled": true, "schedule": map[string]any{"kind": "lunar", "phase": "full"},
+			"state": map[string]any{},
+		},
 		map[string]any{"id": "j5", "name": "n5", "enabled": true, "schedule": map[string]any{"kind": "every", "everyMs": 90_500}},
 	}}
 	raw, _ := json.Marshal(page)
@@ -137,11 +153,15 @@ func TestParseCronJobsMalformed(t *testing.T) {
 func cronPageJSON(offset, n, total int, revision string) map[string]any {
 	jobs := []any{}
 	for i := offset; i < offset+n && i < total; i++ {
-		jobs = append(jobs, map[string]any{"id": "job-" + strconv.Itoa(i), "name": "n", "enabled": true,
-			"schedule": map[string]any{"kind": "cron", "expr": "0 * * * *"}, "state": map[string]any{}})
+		jobs = append(jobs, map[string]any{
+			"id": "job-" + strconv.Itoa(i), "name": "n", "enabled": true,
+			"schedule": map[string]any{"kind": "cron", "expr": "0 * * * *"}, "state": map[string]any{},
+		})
 	}
-	p := map[string]any{"jobs": jobs, "total": total, "offset": offset, "limit": n, "snapshotRevision": revision,
-		"hasMore": offset+len(jobs) < total, "nextOffset": nil}
+	p := map[string]any{
+		"jobs": jobs, "total": total, "offset": offset, "limit": n, "snapshotRevision": revision,
+		"hasMore": offset+len(jobs) < total, "nextOffset": nil,
+	}
 	if offset+len(jobs) < total {
 		p["nextOffset"] = offset + len(jobs)
 	}

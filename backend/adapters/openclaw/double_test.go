@@ -61,8 +61,10 @@ func (c *dconn) event(name string, payload any) {
 	c.send(map[string]any{"type": "event", "event": name, "payload": payload})
 }
 
-const doubleNonce = "nonce-7860083a"
-const doubleTS = int64(1795974169565)
+const (
+	doubleNonce = "nonce-7860083a"
+	doubleTS    = int64(1795974169565)
+)
 
 func newDouble(t testing.TB) *double {
 	d := &double{t: t, token: "double-token-SENTINEL", handlers: map[string]func(*dconn, string, json.RawMessage){}}
@@ -153,8 +155,10 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request) {
 	if p.Auth != nil {
 		tok = p.Auth.Token
 	}
-	sigOK := VerifyV3(p.Device.PublicKey, p.Device.Signature, SignFields{ClientID: p.Client.ID, ClientMode: p.Client.Mode,
-		Role: p.Role, Scopes: p.Scopes, SignedAtMs: p.Device.SignedAt, Token: tok, Nonce: p.Device.Nonce, Platform: p.Client.Platform})
+	sigOK := VerifyV3(p.Device.PublicKey, p.Device.Signature, SignFields{
+		ClientID: p.Client.ID, ClientMode: p.Client.Mode,
+		Role: p.Role, Scopes: p.Scopes, SignedAtMs: p.Device.SignedAt, Token: tok, Nonce: p.Device.Nonce, Platform: p.Client.Platform,
+	})
 	d.mu.Lock()
 	d.connects++
 	d.lastConnect, d.sigOK = p, sigOK
@@ -168,8 +172,10 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request) {
 		ws.Close(websocket.StatusPolicyViolation, "connect first")
 		return
 	case starting:
-		c.send(map[string]any{"type": "res", "id": f.ID, "ok": false, "error": map[string]any{"code": "UNAVAILABLE",
-			"message": "gateway starting; retry shortly", "retryable": true, "retryAfterMs": 20}})
+		c.send(map[string]any{"type": "res", "id": f.ID, "ok": false, "error": map[string]any{
+			"code":    "UNAVAILABLE",
+			"message": "gateway starting; retry shortly", "retryable": true, "retryAfterMs": 20,
+		}})
 		ws.Close(websocket.StatusTryAgainLater, "gateway starting")
 		return
 	case tok != d.token:
@@ -181,8 +187,10 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request) {
 		ws.Close(4008, "connect failed")
 		return
 	}
-	c.ok(f.ID, map[string]any{"type": "hello-ok", "protocol": 4, "server": map[string]any{"version": "double", "connId": "c1"},
-		"policy": map[string]any{"tickIntervalMs": 30000}})
+	c.ok(f.ID, map[string]any{
+		"type": "hello-ok", "protocol": 4, "server": map[string]any{"version": "double", "connId": "c1"},
+		"policy": map[string]any{"tickIntervalMs": 30000},
+	})
 	d.mu.Lock()
 	d.conns = append(d.conns, c)
 	d.mu.Unlock()
@@ -218,8 +226,10 @@ func (d *double) client(t testing.TB, mutate ...func(*ClientOptions)) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := ClientOptions{Identity: id, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
-		Settings: func(context.Context) Settings { return Settings{URL: d.url(), Token: d.token} }}
+	o := ClientOptions{
+		Identity: id, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+		Settings: func(context.Context) Settings { return Settings{URL: d.url(), Token: d.token} },
+	}
 	for _, f := range mutate {
 		f(&o)
 	}

@@ -51,8 +51,10 @@ func realGateway(t testing.TB) *realGW {
 	gwOnce.Do(func() {
 		fake := fakeresponses.New()
 		srv := httptest.NewServer(fake)
-		g, err := gatewaytest.Start(gatewaytest.Options{Node: node, Entry: entry, ProviderURL: srv.URL + "/v1",
-			ProviderKey: sentinelKey, Token: sentinelToken, Ready: ready})
+		g, err := gatewaytest.Start(gatewaytest.Options{
+			Node: node, Entry: entry, ProviderURL: srv.URL + "/v1",
+			ProviderKey: sentinelKey, Token: sentinelToken, Ready: ready,
+		})
 		if err != nil {
 			srv.Close()
 			gwErr = err

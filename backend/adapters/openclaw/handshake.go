@@ -64,9 +64,13 @@ func (c *Client) dial(ctx context.Context, s Settings) (*wsConn, hello, error) {
 	if signedAt == 0 {
 		signedAt = time.Now().UnixMilli()
 	}
-	p.Device = deviceBlock{ID: id.ID, PublicKey: id.PublicKey(), SignedAt: signedAt, Nonce: ch.Nonce,
-		Signature: id.SignV3(SignFields{ClientID: clientID, ClientMode: clientMode, Role: role, Scopes: scopes,
-			SignedAtMs: signedAt, Token: s.Token, Nonce: ch.Nonce, Platform: runtime.GOOS})}
+	p.Device = deviceBlock{
+		ID: id.ID, PublicKey: id.PublicKey(), SignedAt: signedAt, Nonce: ch.Nonce,
+		Signature: id.SignV3(SignFields{
+			ClientID: clientID, ClientMode: clientMode, Role: role, Scopes: scopes,
+			SignedAtMs: signedAt, Token: s.Token, Nonce: ch.Nonce, Platform: runtime.GOOS,
+		}),
+	}
 	req, _ := json.Marshal(frame{Type: "req", ID: "connect", Method: "connect", Params: p})
 	if err := ws.Write(hctx, websocket.MessageText, req); err != nil {
 		return fail(err)

@@ -117,8 +117,10 @@ type SignFields struct {
 // v3|deviceId|client.id|client.mode|role|scopes,…|signedAtMs|token|nonce|platform|deviceFamily
 // with platform and device family lowercased.
 func (p SignFields) payload(deviceID string) string {
-	return strings.Join([]string{"v3", deviceID, p.ClientID, p.ClientMode, p.Role, strings.Join(p.Scopes, ","),
-		strconv.FormatInt(p.SignedAtMs, 10), p.Token, p.Nonce, strings.ToLower(p.Platform), strings.ToLower(p.DeviceFamily)}, "|")
+	return strings.Join([]string{
+		"v3", deviceID, p.ClientID, p.ClientMode, p.Role, strings.Join(p.Scopes, ","),
+		strconv.FormatInt(p.SignedAtMs, 10), p.Token, p.Nonce, strings.ToLower(p.Platform), strings.ToLower(p.DeviceFamily),
+	}, "|")
 }
 
 // VerifyV3 checks a v3 signature against a raw base64url public key (for

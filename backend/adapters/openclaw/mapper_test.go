@@ -113,8 +113,10 @@ func TestMapAgentToolStream(t *testing.T) {
 	}
 	// A long result is cut at MaxToolResult characters with a note.
 	long := strings.Repeat("é", MaxToolResult+123)
-	b, _ := json.Marshal(map[string]any{"runId": "r1", "stream": "tool", "sessionKey": "k",
-		"data": map[string]any{"phase": "result", "name": "exec", "toolCallId": "c2", "isError": true, "result": long}})
+	b, _ := json.Marshal(map[string]any{
+		"runId": "r1", "stream": "tool", "sessionKey": "k",
+		"data": map[string]any{"phase": "result", "name": "exec", "toolCallId": "c2", "isError": true, "result": long},
+	})
 	cut := MapFrame(Event{Name: "agent", Payload: b})
 	out := cut.Events[0].Output
 	if !cut.Events[0].IsError || !strings.HasPrefix(out, strings.Repeat("é", MaxToolResult)) ||

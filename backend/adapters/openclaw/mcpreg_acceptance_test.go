@@ -15,8 +15,10 @@ func TestRealRegisterMCPServers(t *testing.T) {
 	const bearer = "Bearer attach-token-SENTINEL-99"
 	servers := map[string]any{}
 	for _, n := range []string{"clawboo-tasks", "clawboo-memory", "clawboo-tools"} {
-		servers[n] = map[string]any{"url": "http://127.0.0.1:9/mcp/" + strings.TrimPrefix(n, "clawboo-"),
-			"transport": "streamable-http", "headers": map[string]string{"Authorization": bearer}}
+		servers[n] = map[string]any{
+			"url":       "http://127.0.0.1:9/mcp/" + strings.TrimPrefix(n, "clawboo-"),
+			"transport": "streamable-http", "headers": map[string]string{"Authorization": bearer},
+		}
 	}
 	reg, err := RegisterMCP(ctx, e.c, servers)
 	if err != nil {

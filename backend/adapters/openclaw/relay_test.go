@@ -35,9 +35,13 @@ func startRelay(t *testing.T, d *double, a *asked) {
 }
 
 func requested(id, cmd string) map[string]any {
-	return map[string]any{"id": id, "request": map[string]any{"command": cmd, "cwd": "/w", "agentId": "main",
-		"sessionKey": "agent:main:x", "runId": "gw-run"}, "createdAtMs": time.Now().UnixMilli(),
-		"expiresAtMs": time.Now().Add(time.Minute).UnixMilli()}
+	return map[string]any{
+		"id": id, "request": map[string]any{
+			"command": cmd, "cwd": "/w", "agentId": "main",
+			"sessionKey": "agent:main:x", "runId": "gw-run",
+		}, "createdAtMs": time.Now().UnixMilli(),
+		"expiresAtMs": time.Now().Add(time.Minute).UnixMilli(),
+	}
 }
 
 func TestRelayApproveAndDeny(t *testing.T) {

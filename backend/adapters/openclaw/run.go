@@ -55,9 +55,11 @@ type pendingSteer struct {
 }
 
 func newRun(a *Adapter, req executor.StartRequest, key string) *run {
-	return &run{a: a, id: req.RunID, em: req.Emitter, key: key, req: req, abortC: make(chan struct{}),
+	return &run{
+		a: a, id: req.RunID, em: req.Emitter, key: key, req: req, abortC: make(chan struct{}),
 		ownFrom: -1, started: map[string]bool{}, gone: map[string]bool{}, steers: map[string]*pendingSteer{},
-		seen: map[string]bool{}, fatal: map[string]bool{}}
+		seen: map[string]bool{}, fatal: map[string]bool{},
+	}
 }
 
 // subscribe starts listening before anything is sent.

@@ -164,8 +164,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	req := Request{Model: b.Model, APIKey: r.Header.Get("x-api-key"), Messages: len(b.Messages),
-		Bearer: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+	req := Request{
+		Model: b.Model, APIKey: r.Header.Get("x-api-key"), Messages: len(b.Messages),
+		Bearer: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
+	}
 	for _, t := range b.Tools {
 		req.Tools = append(req.Tools, t.Name)
 	}

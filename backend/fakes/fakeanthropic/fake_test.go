@@ -44,8 +44,10 @@ func call(t *testing.T, url string, body map[string]any) (int, []map[string]any)
 func user(text string) map[string]any { return map[string]any{"role": "user", "content": text} }
 
 func toolResult(id, text string) map[string]any {
-	return map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id,
-		"content": []any{map[string]any{"type": "text", "text": text}}}}}
+	return map[string]any{"role": "user", "content": []any{map[string]any{
+		"type": "tool_result", "tool_use_id": id,
+		"content": []any{map[string]any{"type": "text", "text": text}},
+	}}}
 }
 
 // toolUseID is the id of the tool_use block in a reply ("" when none).
@@ -70,8 +72,10 @@ func blockTypes(evs []map[string]any) string {
 
 func TestThenLoopErrorDelayAndLog(t *testing.T) {
 	f := New(
-		Rule{Match: "two steps", Tool: "^Bash$", Input: map[string]any{"command": "ls"},
-			Then: &Rule{Tool: "^Write$", Input: map[string]any{"file_path": "a"}, AfterTool: "wrote {result}"}},
+		Rule{
+			Match: "two steps", Tool: "^Bash$", Input: map[string]any{"command": "ls"},
+			Then: &Rule{Tool: "^Write$", Input: map[string]any{"file_path": "a"}, AfterTool: "wrote {result}"},
+		},
 		Rule{Match: "forever", Tool: "^Bash$", Loop: true},
 		Rule{Match: "fail", Error: &Failure{Status: 400, Type: "invalid_request_error", Message: "no"}},
 		Rule{Match: "slow", DelayMS: 200, Thinking: "hmm", Text: "late"},

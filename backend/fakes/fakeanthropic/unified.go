@@ -109,7 +109,9 @@ func (u *Unified) rejected(w http.ResponseWriter) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusTooManyRequests)
-	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error",
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"type":       "error",
 		"error":      map[string]any{"type": "rate_limit_error", "message": RejectedMessage},
-		"request_id": "req_fake_" + strconv.FormatInt(time.Now().UnixNano(), 36)})
+		"request_id": "req_fake_" + strconv.FormatInt(time.Now().UnixNano(), 36),
+	})
 }

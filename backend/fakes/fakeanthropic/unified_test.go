@@ -40,10 +40,14 @@ func unifiedHeaders(h http.Header) map[string]string {
 
 func TestUnifiedHeaders(t *testing.T) {
 	reset := int64(1796232106)
-	warn := &Unified{Status: "allowed", Reset: reset, Claim: "five_hour", Fallback: true,
+	warn := &Unified{
+		Status: "allowed", Reset: reset, Claim: "five_hour", Fallback: true,
 		OverageStatus: "rejected", OverageDisabledReason: "org_level_disabled",
-		Windows: []UnifiedWindow{{Abbrev: "5h", Status: "allowed", Utilization: 0.93, Reset: reset, SurpassedThreshold: 0.9},
-			{Abbrev: "7d", Utilization: 0.4, Reset: reset + 3600}}}
+		Windows: []UnifiedWindow{
+			{Abbrev: "5h", Status: "allowed", Utilization: 0.93, Reset: reset, SurpassedThreshold: 0.9},
+			{Abbrev: "7d", Utilization: 0.4, Reset: reset + 3600},
+		},
+	}
 	f := New(Rule{Match: "own", Text: "mine", Unified: &Unified{Status: "allowed_warning", Claim: "seven_day"}},
 		Rule{Match: "plain", Text: "plain"})
 	srv := httptest.NewServer(f)
@@ -55,10 +59,12 @@ func TestUnifiedHeaders(t *testing.T) {
 	}
 	f.SetUnified(warn)
 	resp := post(t, srv.URL, "plain", nil)
-	want := map[string]string{"status": "allowed", "reset": "1796232106", "representative-claim": "five_hour",
+	want := map[string]string{
+		"status": "allowed", "reset": "1796232106", "representative-claim": "five_hour",
 		"fallback": "available", "overage-status": "rejected", "overage-disabled-reason": "org_level_disabled",
 		"5h-status": "allowed", "5h-utilization": "0.93", "5h-reset": "1796232106", "5h-surpassed-threshold": "0.9",
-		"7d-utilization": "0.4", "7d-reset": "1796235706"}
+		"7d-utilization": "0.4", "7d-reset": "1796235706",
+	}
 	got := unifiedHeaders(resp.Header)
 	if resp.StatusCode != 200 || len(got) != len(want) {
 		t.Fatalf("set: %d %v", resp.StatusCode, got)
@@ -86,8 +92,10 @@ func TestUnifiedHeaders(t *testing.T) {
 func TestUnifiedRejected(t *testing.T) {
 	reset := time.Now().Add(time.Hour).Unix()
 	f := New(Rule{Match: "hello", Text: "never"})
-	f.SetUnified(&Unified{Status: "rejected", Reset: reset, Claim: "five_hour",
-		Windows: []UnifiedWindow{{Abbrev: "5h", Status: "rejected", Utilization: 1, Reset: reset}}})
+	f.SetUnified(&Unified{
+		Status: "rejected", Reset: reset, Claim: "five_hour",
+		Windows: []UnifiedWindow{{Abbrev: "5h", Status: "rejected", Utilization: 1, Reset: reset}},
+	})
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	var body struct {

@@ -92,8 +92,10 @@ func anthropicEvents(model string, r Response) []string {
 	ev := []string{sse("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": r.Usage.Input, "output_tokens": 1,
-			"cache_read_input_tokens": r.Usage.CacheRead, "cache_creation_input_tokens": r.Usage.CacheWrite},
+		"usage": map[string]any{
+			"input_tokens": r.Usage.Input, "output_tokens": 1,
+			"cache_read_input_tokens": r.Usage.CacheRead, "cache_creation_input_tokens": r.Usage.CacheWrite,
+		},
 	}})}
 	ev = append(ev, "event: ping\ndata: {\"type\": \"ping\"}\n\n")
 	idx := 0
@@ -132,9 +134,11 @@ func anthropicEvents(model string, r Response) []string {
 		block(map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}, ds)
 	}
 	ev = append(ev,
-		sse("message_delta", map[string]any{"type": "message_delta",
+		sse("message_delta", map[string]any{
+			"type":  "message_delta",
 			"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-			"usage": map[string]any{"output_tokens": r.Usage.Output}}),
+			"usage": map[string]any{"output_tokens": r.Usage.Output},
+		}),
 		sse("message_stop", map[string]any{"type": "message_stop"}))
 	return ev
 }
@@ -159,7 +163,8 @@ func openaiEvents(model string, r Response, includeUsage bool) []string {
 	}
 	for i, c := range r.Tools {
 		ev = append(ev, delta(map[string]any{"tool_calls": []any{map[string]any{
-			"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+			"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""},
+		}}}, nil))
 		if !r.Interleave {
 			for _, p := range c.chunks() {
 				ev = append(ev, toolFragment(delta, i, p))
@@ -182,9 +187,13 @@ func openaiEvents(model string, r Response, includeUsage bool) []string {
 	}
 	ev = append(ev, delta(map[string]any{}, stop))
 	if includeUsage {
-		ev = append(ev, sse("", map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model, "choices": []any{},
-			"usage": map[string]any{"prompt_tokens": r.Usage.Input, "completion_tokens": r.Usage.Output, "total_tokens": r.Usage.Input + r.Usage.Output,
-				"prompt_tokens_details": map[string]any{"cached_tokens": r.Usage.CacheRead}}}))
+		ev = append(ev, sse("", map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model, "choices": []any{},
+			"usage": map[string]any{
+				"prompt_tokens": r.Usage.Input, "completion_tokens": r.Usage.Output, "total_tokens": r.Usage.Input + r.Usage.Output,
+				"prompt_tokens_details": map[string]any{"cached_tokens": r.Usage.CacheRead},
+			},
+		}))
 	}
 	return append(ev, "data: [DONE]\n\n")
 }

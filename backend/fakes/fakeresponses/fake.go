@@ -251,8 +251,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, st 
 			fl.Flush()
 		}
 	}
-	resp := map[string]any{"id": fmt.Sprintf("resp_fake_%d", n), "object": "response", "status": "in_progress",
-		"model": req.Model, "output": []any{}}
+	resp := map[string]any{
+		"id": fmt.Sprintf("resp_fake_%d", n), "object": "response", "status": "in_progress",
+		"model": req.Model, "output": []any{},
+	}
 	ev("response.created", map[string]any{"response": resp})
 	ev("response.in_progress", map[string]any{"response": resp})
 
@@ -273,8 +275,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, st 
 		id := fmt.Sprintf("msg_fake_%d", n)
 		item := map[string]any{"id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}}
 		ev("response.output_item.added", map[string]any{"output_index": 0, "item": item})
-		ev("response.content_part.added", map[string]any{"item_id": id, "output_index": 0, "content_index": 0,
-			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+		ev("response.content_part.added", map[string]any{
+			"item_id": id, "output_index": 0, "content_index": 0,
+			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}},
+		})
 		for i, c := range chunks {
 			if i > 0 && st.Delay > 0 {
 				select {
@@ -288,8 +292,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, st 
 		}
 		full := strings.Join(chunks, "")
 		if st.Fail != "" {
-			ev("response.failed", map[string]any{"response": map[string]any{"id": resp["id"], "object": "response", "status": "failed",
-				"error": map[string]any{"code": "server_error", "message": st.Fail}}})
+			ev("response.failed", map[string]any{"response": map[string]any{
+				"id": resp["id"], "object": "response", "status": "failed",
+				"error": map[string]any{"code": "server_error", "message": st.Fail},
+			}})
 			return
 		}
 		part := map[string]any{"type": "output_text", "text": full, "annotations": []any{}}
@@ -299,8 +305,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, st 
 		ev("response.output_item.done", map[string]any{"output_index": 0, "item": done})
 		output = append(output, done)
 	} else if st.Fail != "" {
-		ev("response.failed", map[string]any{"response": map[string]any{"id": resp["id"], "object": "response", "status": "failed",
-			"error": map[string]any{"code": "server_error", "message": st.Fail}}})
+		ev("response.failed", map[string]any{"response": map[string]any{
+			"id": resp["id"], "object": "response", "status": "failed",
+			"error": map[string]any{"code": "server_error", "message": st.Fail},
+		}})
 		return
 	}
 	if st.Call != nil {
@@ -327,8 +335,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, st 
 		out = words + 5
 	}
 	resp["status"], resp["output"] = "completed", output
-	resp["usage"] = map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + out}
+	resp["usage"] = map[string]any{
+		"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + out,
+	}
 	ev("response.completed", map[string]any{"response": resp})
 }
 
@@ -343,8 +353,10 @@ func (s *Server) call(req Request, c *Call, n int64, idx int) map[string]any {
 		if !re.MatchString(t) {
 			continue
 		}
-		item := map[string]any{"id": fmt.Sprintf("fc_fake_%d_%d", n, idx), "type": "function_call",
-			"call_id": fmt.Sprintf("call_fake_%d_%d", n, idx), "arguments": c.Args, "status": "completed"}
+		item := map[string]any{
+			"id": fmt.Sprintf("fc_fake_%d_%d", n, idx), "type": "function_call",
+			"call_id": fmt.Sprintf("call_fake_%d_%d", n, idx), "arguments": c.Args, "status": "completed",
+		}
 		if ns, name, ok := strings.Cut(t, "/"); ok {
 			item["namespace"], item["name"] = ns, name
 		} else {

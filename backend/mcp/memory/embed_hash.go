@@ -107,10 +107,29 @@ func trigrams(w string) []string {
 
 // stemSuffixes are stripped longest first; the stem must keep three runes.
 var stemSuffixes = []struct{ suffix, repl string }{
-	{"izations", "ize"}, {"ization", "ize"}, {"ational", "ate"}, {"fulness", "ful"},
-	{"ations", "ate"}, {"ation", "ate"}, {"ements", ""}, {"ement", ""}, {"ments", ""}, {"ment", ""},
-	{"ness", ""}, {"ities", ""}, {"ity", ""}, {"ings", ""}, {"ing", ""}, {"ies", "y"}, {"ied", "y"},
-	{"ers", ""}, {"er", ""}, {"ed", ""}, {"es", ""}, {"ly", ""}, {"s", ""},
+	{"izations", "ize"},
+	{"ization", "ize"},
+	{"ational", "ate"},
+	{"fulness", "ful"},
+	{"ations", "ate"},
+	{"ation", "ate"},
+	{"ements", ""},
+	{"ement", ""},
+	{"ments", ""},
+	{"ment", ""},
+	{"ness", ""},
+	{"ities", ""},
+	{"ity", ""},
+	{"ings", ""},
+	{"ing", ""},
+	{"ies", "y"},
+	{"ied", "y"},
+	{"ers", ""},
+	{"er", ""},
+	{"ed", ""},
+	{"es", ""},
+	{"ly", ""},
+	{"s", ""},
 }
 
 // stem is a light English suffix stripper: it folds the common inflections

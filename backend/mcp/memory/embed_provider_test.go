@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // fakeEmbedAPI is an Ollama (/api/embed) and OpenAI (/v1/embeddings)
@@ -67,8 +68,10 @@ func (f *fakeEmbedAPI) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch r.URL.Path {
 	case "/api/embed":
-		_ = json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": vecs,
-			"total_duration": 14143917, "load_duration": 1019500, "prompt_eval_count": 8})
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"model": req.Model, "embeddings": vecs,
+			"total_duration": 14143917, "load_duration": 1019500, "prompt_eval_count": 8,
+		})
 	case "/v1/embeddings":
 		if r.Header.Get("Authorization") != "Bearer "+f.key {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -80,8 +83,10 @@ func (f *fakeEmbedAPI) serve(w http.ResponseWriter, r *http.Request) {
 			j := len(vecs) - 1 - i
 			data[i] = map[string]any{"object": "embedding", "index": j, "embedding": vecs[j]}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
-			"usage": map[string]any{"prompt_tokens": 8, "total_tokens": 8}})
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"object": "list", "data": data, "model": req.Model,
+			"usage": map[string]any{"prompt_tokens": 8, "total_tokens": 8},
+		})
 	default:
 		http.NotFound(w, r)
 	}

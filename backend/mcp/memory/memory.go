@@ -1,12 +1,13 @@
 package memory
 
 import (
+	"log/slog"
+	"time"
+
 	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"log/slog"
-	"time"
 )
 
 // Limits of the Memory tools.

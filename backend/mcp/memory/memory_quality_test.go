@@ -2,9 +2,10 @@ package memory
 
 import (
 	"encoding/json"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"os"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // evalSet is testdata/memory_eval.json: facts and labelled queries.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
 	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"

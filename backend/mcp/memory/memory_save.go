@@ -7,9 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"strings"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/clawboo/desktop/backend/redact"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -140,8 +141,10 @@ func (m *Server) insert(ctx context.Context, f fact) (savedFact, error) {
 	if err != nil {
 		return savedFact{}, err
 	}
-	out := savedFact{ID: id, Kind: f.kind, Title: f.title, ProcedureName: f.procName,
-		ScopeTeamID: f.team.String, ScopeAgentID: f.agent.String, Embedder: f.embedder}
+	out := savedFact{
+		ID: id, Kind: f.kind, Title: f.title, ProcedureName: f.procName,
+		ScopeTeamID: f.team.String, ScopeAgentID: f.agent.String, Embedder: f.embedder,
+	}
 	err = m.st.InTx(ctx, func(tx *sql.Tx) error {
 		q := m.st.Tx(tx)
 		version := 1

@@ -3,6 +3,7 @@ package memory
 import (
 	"database/sql"
 	"fmt"
+
 	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"

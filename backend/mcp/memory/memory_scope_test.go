@@ -1,10 +1,11 @@
 package memory
 
 import (
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // seedScopes saves one fact per scope through an unbound session; every

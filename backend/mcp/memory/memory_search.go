@@ -3,9 +3,10 @@ package memory
 import (
 	"context"
 	"database/sql"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"sort"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/clawboo/desktop/backend/redact"
 	"github.com/mark3labs/mcp-go/mcp"

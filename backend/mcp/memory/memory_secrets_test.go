@@ -2,11 +2,12 @@ package memory
 
 import (
 	"bytes"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 func TestMemoryScrubsSecretsEverywhere(t *testing.T) {

@@ -3,14 +3,15 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/server"
-	"go.uber.org/goleak"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
 
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/mcp"

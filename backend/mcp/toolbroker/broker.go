@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"log/slog"
 	"os"
 	"sort"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
@@ -86,9 +87,11 @@ func New(o Options) *Broker {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	b := &Broker{st: o.Store, approver: o.Approver, log: o.Log.With("server", "clawboo-tools"), now: o.Now,
+	b := &Broker{
+		st: o.Store, approver: o.Approver, log: o.Log.With("server", "clawboo-tools"), now: o.Now,
 		version: o.Version, environ: os.Environ, home: os.UserHomeDir, fetch: newFetcher(),
-		tavilyURL: tavilyEndpoint, tools: map[string]*brokerTool{}, servers: map[string]*extServer{}}
+		tavilyURL: tavilyEndpoint, tools: map[string]*brokerTool{}, servers: map[string]*extServer{},
+	}
 	b.secrets.Store(&secretBox{envSecretSource{}})
 	b.life, b.stop = context.WithCancel(context.Background())
 	for _, t := range b.builtins() {
@@ -313,8 +316,10 @@ func (b *Broker) List(ctx context.Context) []ToolInfo {
 	out := make([]ToolInfo, 0, len(tools))
 	for _, t := range tools {
 		ok, why := t.isAvailable(ctx)
-		out = append(out, ToolInfo{Name: t.def.Name, Description: t.def.Description, Risk: t.risk, Source: t.source,
-			Available: ok, Reason: why, InputSchema: toolSchemaJSON(t.def)})
+		out = append(out, ToolInfo{
+			Name: t.def.Name, Description: t.def.Description, Risk: t.risk, Source: t.source,
+			Available: ok, Reason: why, InputSchema: toolSchemaJSON(t.def),
+		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -3,8 +3,9 @@ package toolbroker
 import (
 	"context"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/clawboo/desktop/backend/redact"
 )

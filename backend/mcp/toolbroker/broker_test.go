@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
-	"github.com/mark3labs/mcp-go/server"
-	"go.uber.org/goleak"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
 
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -312,8 +313,10 @@ func TestToolsDeletePathBoundaries(t *testing.T) {
 	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{f.home, f.home + "/", outside, secret, filepath.Join(link, "keep.txt"),
-		f.dbDir, filepath.Join(f.dbDir, "clawboo.db"), filepath.Join(f.home, "nope"), filepath.Join(f.home, "..")} {
+	for _, p := range []string{
+		f.home, f.home + "/", outside, secret, filepath.Join(link, "keep.txt"),
+		f.dbDir, filepath.Join(f.dbDir, "clawboo.db"), filepath.Join(f.home, "nope"), filepath.Join(f.home, ".."),
+	} {
 		res, err := s.CallTool(context.Background(), "delete_path", map[string]any{"path": p})
 		if text := callText(t, res, err); !res.IsError || deniedCode(res) != "invalid_args" {
 			t.Errorf("%s: %s", p, text)

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
-	"github.com/clawboo/desktop/backend/proc"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
+	"github.com/clawboo/desktop/backend/proc"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -54,8 +55,10 @@ func (b *Broker) addConn(s savedServer) *extServer {
 func (es *extServer) status() ServerStatus {
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	return ServerStatus{ServerConfig: es.cfg, CommandLine: es.cfg.CommandLine(), Status: es.state, Error: es.err,
-		Tools: append([]string{}, es.tools...), CreatedAt: es.createdAt, UpdatedAt: es.updatedAt}
+	return ServerStatus{
+		ServerConfig: es.cfg, CommandLine: es.cfg.CommandLine(), Status: es.state, Error: es.err,
+		Tools: append([]string{}, es.tools...), CreatedAt: es.createdAt, UpdatedAt: es.updatedAt,
+	}
 }
 
 // connect starts the server, initialises a session, lists its tools and
@@ -137,8 +140,10 @@ func (b *Broker) register(es *extServer, remote []mcp.Tool) ([]server.ServerTool
 			continue
 		}
 		name := es.cfg.Name + "__" + rt.Name
-		def := mcp.Tool{Name: name, Title: rt.Title, Description: cutBytes(strings.TrimSpace("["+es.cfg.Name+"] "+rt.Description), 2048),
-			InputSchema: rt.InputSchema, Annotations: rt.Annotations}
+		def := mcp.Tool{
+			Name: name, Title: rt.Title, Description: cutBytes(strings.TrimSpace("["+es.cfg.Name+"] "+rt.Description), 2048),
+			InputSchema: rt.InputSchema, Annotations: rt.Annotations,
+		}
 		if def.InputSchema.Type == "" {
 			def.InputSchema.Type = "object"
 		}
@@ -176,10 +181,12 @@ func (b *Broker) proxyTool(es *extServer, def mcp.Tool, remoteName string) *brok
 			if err != nil {
 				return nil, err
 			}
-			return &preparedCall{title: "Use " + def.Name + " (external server " + es.cfg.Name + ")",
+			return &preparedCall{
+				title: "Use " + def.Name + " (external server " + es.cfg.Name + ")",
 				run: func(ctx context.Context, _ toolcall.Caller) (*mcp.CallToolResult, error) {
 					return es.call(ctx, remoteName, args)
-				}}, nil
+				},
+			}, nil
 		},
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/http"
 	"os"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -76,8 +77,10 @@ func helperServer() *server.MCPServer {
 }
 
 func stdioHelper(name, mode string) ServerConfig {
-	return ServerConfig{Name: name, Transport: TransportStdio, Command: os.Args[0],
-		Args: []string{"-test.run=^TestExternalHelperServer$"}, Env: []string{childModeVar, "MY_TOKEN"}}
+	return ServerConfig{
+		Name: name, Transport: TransportStdio, Command: os.Args[0],
+		Args: []string{"-test.run=^TestExternalHelperServer$"}, Env: []string{childModeVar, "MY_TOKEN"},
+	}
 }
 
 // withChildSecrets gives the broker the values of the names the helper
@@ -89,8 +92,10 @@ func withChildSecrets(f *toolsFixture, mode string, extra map[string]string) {
 	}
 	f.b.secrets.Store(&secretBox{sec})
 	f.b.environ = func() []string {
-		return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + f.home, "LANG=C.UTF-8",
-			"ANTHROPIC_API_KEY=sk-ant-SENTINEL-0123456789abcdef", "AMBIENT_SECRET=nope", "CLAWBOO_MCP_TOKEN=nope"}
+		return []string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + f.home, "LANG=C.UTF-8",
+			"ANTHROPIC_API_KEY=sk-ant-SENTINEL-0123456789abcdef", "AMBIENT_SECRET=nope", "CLAWBOO_MCP_TOKEN=nope",
+		}
 	}
 }
 
@@ -220,8 +225,10 @@ func TestExternalHTTPServer(t *testing.T) {
 		streamable.ServeHTTP(w, r)
 	}))
 	f.b.secrets.Store(&secretBox{mapSecrets{"EXT_TOKEN": "ext-token-1"}})
-	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: srv.URL + "/mcp",
-		Headers: map[string]string{"Authorization": "Bearer ${EXT_TOKEN}"}, Risk: RiskHigh, TimeoutMS: 5000}
+	cfg := ServerConfig{
+		Name: "remote", Transport: TransportHTTP, URL: srv.URL + "/mcp",
+		Headers: map[string]string{"Authorization": "Bearer ${EXT_TOKEN}"}, Risk: RiskHigh, TimeoutMS: 5000,
+	}
 	st, err := f.b.AddServer(context.Background(), cfg)
 	if err != nil || st.Status != ServerReady || !slices.Contains(st.Tools, "remote__add") {
 		t.Fatalf("%+v %v", st, err)
@@ -314,8 +321,10 @@ func TestServerConfigValidation(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
-	h := ServerConfig{Name: "web", Transport: TransportHTTP, URL: "https://mcp.example.com/mcp",
-		Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}}
+	h := ServerConfig{
+		Name: "web", Transport: TransportHTTP, URL: "https://mcp.example.com/mcp",
+		Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"},
+	}
 	if err := h.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -343,8 +352,10 @@ func TestServerConfigValidation(t *testing.T) {
 }
 
 func TestCheckExternalArgs(t *testing.T) {
-	schema := mcp.ToolInputSchema{Type: "object", Required: []string{"n"}, AdditionalProperties: false,
-		Properties: map[string]any{"n": map[string]any{"type": "integer"}, "s": map[string]any{"type": "string"}}}
+	schema := mcp.ToolInputSchema{
+		Type: "object", Required: []string{"n"}, AdditionalProperties: false,
+		Properties: map[string]any{"n": map[string]any{"type": "integer"}, "s": map[string]any{"type": "string"}},
+	}
 	for raw, wantErr := range map[string]bool{
 		`{"n":1}`: false, `{"n":1,"s":"x"}`: false, `{"n":1.5}`: true, `{}`: true, `{"n":1,"x":2}`: true,
 		`[1]`: true, `null`: true, `{"n":1,"s":2}`: true,

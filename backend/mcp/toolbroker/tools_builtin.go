@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/oklog/ulid/v2"

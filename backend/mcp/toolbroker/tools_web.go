@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"io"
 	"mime"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 // web_fetch and web_search reach the internet, so they are medium risk and

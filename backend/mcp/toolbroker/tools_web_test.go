@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/mcp/internal/toolcall"
 )
 
 func allowAll(netip.Addr) bool { return true }

@@ -94,16 +94,25 @@ func Start(o Options) (*Gateway, error) {
 		return fail(err)
 	}
 	cfg := map[string]any{
-		"gateway": map[string]any{"mode": "local", "port": port, "bind": "loopback",
+		"gateway": map[string]any{
+			"mode": "local", "port": port, "bind": "loopback",
 			"auth":      map[string]any{"mode": "token", "token": o.Token},
-			"controlUi": map[string]any{"enabled": false}, "tailscale": map[string]any{"mode": "off"}},
-		"models": map[string]any{"mode": "merge", "catalogRefresh": map[string]any{"enabled": false},
-			"providers": map[string]any{"fakeoai": map[string]any{"baseUrl": o.ProviderURL, "apiKey": o.ProviderKey,
+			"controlUi": map[string]any{"enabled": false}, "tailscale": map[string]any{"mode": "off"},
+		},
+		"models": map[string]any{
+			"mode": "merge", "catalogRefresh": map[string]any{"enabled": false},
+			"providers": map[string]any{"fakeoai": map[string]any{
+				"baseUrl": o.ProviderURL, "apiKey": o.ProviderKey,
 				"api": "openai-responses", "models": []any{
 					map[string]any{"id": "fake-model", "name": "Fake Model"},
-					map[string]any{"id": "fake-model-2", "name": "Fake Model Two"}}}}},
-		"agents": map[string]any{"defaults": map[string]any{"model": map[string]any{"primary": "fakeoai/fake-model"},
-			"workspace": g.Work}},
+					map[string]any{"id": "fake-model-2", "name": "Fake Model Two"},
+				},
+			}},
+		},
+		"agents": map[string]any{"defaults": map[string]any{
+			"model":     map[string]any{"primary": "fakeoai/fake-model"},
+			"workspace": g.Work,
+		}},
 		// Exec asks first (allowlist, ask on a miss), so commands go
 		// through the approvals relay.
 		"tools": map[string]any{"exec": map[string]any{"mode": "ask"}},
