@@ -62,10 +62,14 @@ func TestRunTokenBindsTheSession(t *testing.T) {
 		}
 	}
 	for _, q := range []string{
-		h.Signer().Query(Binding{TeamID: "team-b", AgentID: "mallory"}), // another, validly signed
-		h.Signer().Query(Binding{TeamID: "team-a"}),                     // the team, without the agent
-		h.Signer().Query(run),                                           // flags Tasks does not carry
-		"team=team-a&agent=alice",                                       // unsigned
+		// another, validly signed
+		h.Signer().Query(Binding{TeamID: "team-b", AgentID: "mallory"}),
+		// the team, without the agent
+		h.Signer().Query(Binding{TeamID: "team-a"}),
+		// flags Tasks does not carry
+		h.Signer().Query(run),
+		// unsigned
+		"team=team-a&agent=alice",
 	} {
 		if code, _, body := testkit.MCPPost(t, http.MethodPost, srv.URL+"/mcp/tasks?"+q, tok, "", testkit.MCPInitialize); code != http.StatusUnauthorized {
 			t.Fatalf("run token with %s: %d %s", q, code, body)
