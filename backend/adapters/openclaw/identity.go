@@ -66,24 +66,14 @@ func LoadIdentity(dir string) (*Identity, error) {
 		return nil, fmt.Errorf("openclaw: write device identity: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err == nil {
-		_, err = tmp.Write(out)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			// Link, not rename: a second process racing us keeps the
-			// identity that was written first.
-			if lerr := os.Link(tmp.Name(), path); lerr != nil && errors.Is(lerr, os.ErrExist) {
-				return LoadIdentity(dir)
-			} else if lerr != nil {
-				err = lerr
-			}
-		}
-	} else {
-		tmp.Close()
+	if err := writeIdentityFile(tmp, out); err != nil {
+		return nil, fmt.Errorf("openclaw: write device identity: %w", err)
 	}
-	if err != nil {
+	// Link, not rename: a second process racing us keeps the identity that
+	// was written first.
+	if err := os.Link(tmp.Name(), path); errors.Is(err, os.ErrExist) {
+		return LoadIdentity(dir)
+	} else if err != nil {
 		return nil, fmt.Errorf("openclaw: write device identity: %w", err)
 	}
 	return newIdentity(priv), nil
@@ -136,4 +126,19 @@ func VerifyV3(publicKey, signature string, p SignFields) bool {
 	}
 	sum := sha256.Sum256(pub)
 	return ed25519.Verify(pub, []byte(p.payload(hex.EncodeToString(sum[:]))), sig)
+}
+
+// writeIdentityFile makes tmp private, writes out and closes it; any step's
+// failure is the answer (an identity on disk half-written or readable by
+// others is not one to link into place).
+func writeIdentityFile(tmp *os.File, out []byte) error {
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	return tmp.Close()
 }
