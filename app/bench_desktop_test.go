@@ -209,18 +209,19 @@ func servePage(b *testing.B, bin string) *page {
 	}
 	target, _ := url.Parse("http://127.0.0.1:" + port)
 	pg := &page{loaded: make(chan time.Time, 16)}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.FlushInterval = -1 // SSE passes straight through
 	// The API answers only holders of the home's token: the proxy is the
 	// page's logged-in session (the serve made the token before listening).
 	tok, err := os.ReadFile(filepath.Join(home, "clawboo", "api-token"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		},
+		FlushInterval: -1, // SSE passes straight through
 	}
 	rp.ModifyResponse = func(r *http.Response) error {
 		if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
