@@ -119,11 +119,11 @@ type Backend struct {
 	ollama   *runtimes.OllamaURL // the saved Ollama address, overlaid on Getenv
 }
 
-// New opens the database, recovers from any crash, and builds the API.
-func New(ctx context.Context, opts Options) (*Backend, error) {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// withDefaults fills the optional process-wide inputs once: a silent log
+// and the real process environment.
+func withDefaults(opts Options) Options {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -131,7 +131,13 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if opts.Environ == nil {
 		opts.Environ = os.Environ
 	}
-	cfg := opts.Config
+	return opts
+}
+
+// openHome makes the home and its API token, opens the database and
+// starts the registry (with the mock first when the config enables it).
+func openHome(ctx context.Context, opts Options) (*Backend, error) {
+	cfg, log := opts.Config, opts.Log
 	if err := cfg.EnsureHome(); err != nil {
 		return nil, err
 	}
@@ -153,11 +159,21 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
-	b := &Backend{
+	return &Backend{
 		Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
 		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home}),
 		door: &dispatch.Door{Registry: reg, Store: st, Log: log.With("part", "dispatch")},
+	}, nil
+}
+
+// New opens the database, recovers from any crash, and builds the API.
+func New(ctx context.Context, opts Options) (*Backend, error) {
+	opts = withDefaults(opts)
+	b, err := openHome(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
+	st := b.Store
 	if opts, err = b.withOllama(ctx, opts); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("read the Ollama setting: %w", err)
@@ -170,7 +186,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, fmt.Errorf("open the quota ledger: %w", err)
 	}
 	sup, err := supervisor.New(ctx, supervisor.Options{
-		Store: st, Registry: reg, Log: log.With("part", "supervisor"), IdleTimeout: cfg.IdleTimeout,
+		Store: st, Registry: b.Registry, Log: b.log.With("part", "supervisor"), IdleTimeout: b.Config.IdleTimeout,
 		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic, TaskSecrets: b.taskSecrets,
 		Quota: b.door.Gate(), TeamMergeWhenGreen: b.teamMergeWhenGreen, AgentName: b.agentName,
 	})
@@ -197,7 +213,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.door.Agents, b.door.Approvals = b.Agents, b.Approvals
 	// clawboo-native needs the hub and the agents, so it joins the
 	// registry last; the catalog reads the registry on every listing.
-	if err := reg.Register(b.openNative(opts)); err != nil {
+	if err := b.Registry.Register(b.openNative(opts)); err != nil {
 		_ = b.Close(ctx)
 		return nil, err
 	}
@@ -213,17 +229,22 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	b.door.Teams, b.door.Orchestrator = b.Teams, b.Orchestrator
 	b.openRoutines()
-	b.API = api.New(api.Options{
-		Agents: b.Agents, Teams: b.Teams, Orchestrator: b.Orchestrator, TeamProbes: b.door.Probes(),
-		Store: st, Supervisor: sup, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
-		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
-		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
-		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, Log: log.With("part", "api"), Version: opts.Version,
-		Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
-	})
+	b.API = b.openAPI(opts)
 	b.Routines.Start()
 	b.startQuota()
 	return b, nil
+}
+
+// openAPI builds the one http.Handler over every part.
+func (b *Backend) openAPI(opts Options) *api.API {
+	return api.New(api.Options{
+		Agents: b.Agents, Teams: b.Teams, Orchestrator: b.Orchestrator, TeamProbes: b.door.Probes(),
+		Store: b.Store, Supervisor: b.Supervisor, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
+		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
+		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
+		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault,
+		Log: b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
+	})
 }
 
 // openRuntimes builds the key vault, the binary resolver and the runtime

@@ -138,10 +138,7 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Status.Terminal() {
-		writeJSON(w, http.StatusConflict, map[string]any{
-			"reason": "illegal_transition",
-			"error":  "the task is " + string(t.Status) + ": a finished task is not sent back",
-		})
+		writeJSON(w, http.StatusConflict, map[string]any{"reason": "illegal_transition", "error": "the task is " + string(t.Status) + ": a finished task is not sent back"})
 		return
 	}
 	cs, err := a.opts.Board.LineComments(ctx, id)
@@ -154,19 +151,8 @@ func (a *API) sendBack(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusConflict, map[string]any{"error": "there is nothing to send: write what to change, or comment on a line", "reason": "nothing_to_send"})
 		return
 	}
-	if t.RunID != nil {
-		writeJSON(w, http.StatusConflict, map[string]any{
-			"reason": "conflict",
-			"error":  "the task is being worked on by run " + *t.RunID + "; wait for it to finish",
-		})
-		return
-	}
-	if t.Status == board.InProgress {
-		// Claimed by hand (an agent over MCP, a person): not ours to take.
-		writeJSON(w, http.StatusConflict, map[string]any{
-			"reason": "conflict",
-			"error":  "the task is in progress; move it to review or to do first",
-		})
+	if why := busyFor(t); why != "" {
+		writeJSON(w, http.StatusConflict, map[string]any{"reason": "conflict", "error": why})
 		return
 	}
 	rt, ok := a.sendBackRuntime(w, r, t, b.RuntimeID)
@@ -241,4 +227,17 @@ func (a *API) sendBackRuntime(w http.ResponseWriter, r *http.Request, t board.Ta
 		return "", false
 	}
 	return executor.ID(runs[0].RuntimeID), true
+}
+
+// busyFor says why a task cannot be sent back now ("" when it can): a run
+// works on it, or it was claimed by hand (an agent over MCP, a person),
+// which is not ours to take.
+func busyFor(t board.Task) string {
+	if t.RunID != nil {
+		return "the task is being worked on by run " + *t.RunID + "; wait for it to finish"
+	}
+	if t.Status == board.InProgress {
+		return "the task is in progress; move it to review or to do first"
+	}
+	return ""
 }

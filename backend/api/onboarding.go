@@ -138,15 +138,9 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 	if !a.checkRepo(w, r, body.RepoPath) {
 		return
 	}
-	ready := map[string]bool{}
-	for _, s := range a.specialists(r) {
-		ready[s.Runtime] = s.Ready
-	}
-	for _, rt := range body.Specialists {
-		if !ready[rt] {
-			writeError(w, http.StatusBadRequest, "specialist runtime '%s' is not ready on this machine", truncate(rt, 64))
-			return
-		}
+	if rt := a.unreadySpecialist(r, body.Specialists); rt != "" {
+		writeError(w, http.StatusBadRequest, "specialist runtime '%s' is not ready on this machine", truncate(rt, 64))
+		return
 	}
 	ctx := r.Context()
 	var ids []string
@@ -273,4 +267,19 @@ func (a *API) seedDemoTeam(w http.ResponseWriter, r *http.Request) {
 	// A research delegation: the mock plays it with or without worktrees.
 	msg := "!delegate @Researcher kind=research Say hello to the person\\n!ok Hello from the Researcher.\n!ok I asked @Researcher to say hello."
 	writeJSON(w, http.StatusCreated, map[string]any{"team": team, "suggestedMessage": msg})
+}
+
+// unreadySpecialist is the first of the asked specialist runtimes that is
+// not ready on this machine, "" when all are.
+func (a *API) unreadySpecialist(r *http.Request, asked []string) string {
+	ready := map[string]bool{}
+	for _, s := range a.specialists(r) {
+		ready[s.Runtime] = s.Ready
+	}
+	for _, rt := range asked {
+		if !ready[rt] {
+			return rt
+		}
+	}
+	return ""
 }

@@ -33,26 +33,8 @@ func (a *API) teamStream(w http.ResponseWriter, r *http.Request) {
 	live := eng.Live.Subscribe(512)
 	defer func() { live.Close() }()
 	sse := newSSE(w)
-	names := a.namerFor(r, id)
-	catchUp := func() bool {
-		for {
-			ps, _, more, err := teams.ReadPosts(r.Context(), a.opts.Store, id, last, "", 500)
-			if err != nil {
-				return false
-			}
-			for _, p := range ps {
-				if _, known := names[p.Author]; !known {
-					names = a.namerFor(r, id)
-				}
-				b, _ := json.Marshal(names.view(p))
-				sse.event(p.Seq, "post", b)
-				last = p.Seq
-			}
-			if !more {
-				return sse.flush() == nil
-			}
-		}
-	}
+	room := &roomReader{a: a, r: r, id: id, last: last, names: a.namerFor(r, id), sse: sse}
+	catchUp := room.catchUp
 	if !catchUp() {
 		return
 	}
@@ -68,7 +50,7 @@ func (a *API) teamStream(w http.ResponseWriter, r *http.Request) {
 				}
 				continue
 			}
-			if p.TeamID != id || p.Seq <= last {
+			if p.TeamID != id || p.Seq <= room.last {
 				continue
 			}
 			if !catchUp() {
@@ -119,4 +101,36 @@ func postTask(p teams.Post) *string {
 	}
 	id := p.TaskID
 	return &id
+}
+
+// roomReader sends a team room's posts after last to a stream, in order.
+type roomReader struct {
+	a     *API
+	r     *http.Request
+	id    string
+	last  int64
+	names namer
+	sse   *sseWriter
+}
+
+// catchUp sends every post after last (names read again when an author is
+// new) and flushes; false when the room cannot be read or the client left.
+func (rr *roomReader) catchUp() bool {
+	for {
+		ps, _, more, err := teams.ReadPosts(rr.r.Context(), rr.a.opts.Store, rr.id, rr.last, "", 500)
+		if err != nil {
+			return false
+		}
+		for _, p := range ps {
+			if _, known := rr.names[p.Author]; !known {
+				rr.names = rr.a.namerFor(rr.r, rr.id)
+			}
+			b, _ := json.Marshal(rr.names.view(p))
+			rr.sse.event(p.Seq, "post", b)
+			rr.last = p.Seq
+		}
+		if !more {
+			return rr.sse.flush() == nil
+		}
+	}
 }

@@ -71,28 +71,12 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		cmd.Env = []string{}
 	}
 	InGroup(cmd)
-	// Our own pipes (not cmd.StdoutPipe): the child gets the write ends
-	// directly, and waiting for the process never races reading its output.
-	outR, outW, err := os.Pipe()
+	outR, outW, errR, errW, inR, inW, err := childPipes(s.Stdin)
 	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	var inR, inW *os.File
-	if s.Stdin {
-		if inR, inW, err = os.Pipe(); err != nil {
-			outR.Close()
-			outW.Close()
-			errR.Close()
-			errW.Close()
-			return nil, err
-		}
+	if inR != nil {
 		cmd.Stdin = inR
 	}
 	err = cmd.Start()
@@ -246,4 +230,29 @@ func exitOf(cmd *exec.Cmd, err error) Exit {
 		return Exit{Code: st.ExitCode(), Err: fmt.Errorf("wait: %w", err)}
 	}
 	return Exit{Code: st.ExitCode()}
+}
+
+// childPipes makes a child's stdout and stderr pipes, and its stdin's when
+// asked. They are our own pipes (not cmd.StdoutPipe): the child gets the
+// write ends directly, and waiting for the process never races reading its
+// output. On an error none is left open.
+func childPipes(stdin bool) (outR, outW, errR, errW, inR, inW *os.File, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, nil, nil, nil, err
+	}
+	if stdin {
+		if inR, inW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return nil, nil, nil, nil, nil, nil, err
+		}
+	}
+	return outR, outW, errR, errW, inR, inW, nil
 }

@@ -124,27 +124,8 @@ func (s *Store) CompactRun(ctx context.Context, runID string) (CompactStats, err
 // merging into it (carry is then that event's size, which the next chunk
 // does not count as removed or written again).
 func compactChunkTx(ctx context.Context, tx *sql.Tx, runID string, from, carried int64) (st CompactStats, next, carry int64, more bool, err error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, data FROM run_events WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
-		runID, from, compactChunk)
+	all, err := compactRows(ctx, tx, runID, from)
 	if err != nil {
-		return st, 0, 0, false, err
-	}
-	type row struct {
-		seq  int64
-		kind string
-		data string
-	}
-	var all []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.seq, &r.kind, &r.data); err != nil {
-			rows.Close()
-			return st, 0, 0, false, err
-		}
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return st, 0, 0, false, err
 	}
 	if len(all) == 0 {
@@ -219,4 +200,30 @@ func compactChunkTx(ctx context.Context, tx *sql.Tx, runID string, from, carried
 		}
 	}
 	return st, next, carry, more, nil
+}
+
+// compactRow is one stored event as compaction reads it.
+type compactRow struct {
+	seq  int64
+	kind string
+	data string
+}
+
+// compactRows reads a run's next chunk of events from seq from on.
+func compactRows(ctx context.Context, tx *sql.Tx, runID string, from int64) ([]compactRow, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, data FROM run_events WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
+		runID, from, compactChunk)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var all []compactRow
+	for rows.Next() {
+		var r compactRow
+		if err := rows.Scan(&r.seq, &r.kind, &r.data); err != nil {
+			return nil, err
+		}
+		all = append(all, r)
+	}
+	return all, rows.Err()
 }

@@ -231,16 +231,7 @@ func (l *liveRun) drive() {
 func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *outcome) {
 	s := l.s
 	open := map[string]bool{} // tool calls with no result yet
-	idleFor := func() time.Duration {
-		d := s.opts.IdleTimeout
-		if l.params.IdleTimeout > 0 {
-			d = l.params.IdleTimeout
-		}
-		if len(open) > 0 && l.params.IdleToolOpen > d {
-			d = l.params.IdleToolOpen
-		}
-		return d
-	}
+	idleFor := func() time.Duration { return l.idleLimit(len(open) > 0) }
 	idle := time.NewTimer(idleFor())
 	defer idle.Stop()
 	var grace <-chan time.Time
@@ -265,24 +256,13 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 	for {
 		select {
 		case <-heartbeat:
-			if err := s.opts.Board.Heartbeat(context.Background(), l.task.task.ID, l.id); err != nil {
-				s.opts.Log.Warn("task heartbeat failed", "run", l.id, "err", err)
-			}
+			l.heartbeat()
 		case ev, ok := <-events:
 			if !ok {
-				if o.hostError == "" && o.fatalMsg == "" {
-					o.hostError = msgNoResult
-				} else if o.hostError == "" {
-					o.hostError = msgNoResult + ": " + o.fatalMsg
-				}
+				o.noResult()
 				return
 			}
-			if !idle.Stop() {
-				select {
-				case <-idle.C:
-				default:
-				}
-			}
+			stopTimer(idle)
 			switch ev.Kind {
 			case executor.KindToolCall:
 				if len(open) < 1024 { // bounded: a flood of unanswered calls cannot grow it
@@ -311,11 +291,7 @@ func (l *liveRun) consume(run executor.Run, events <-chan executor.Event, o *out
 			stop("abort requested")
 		case <-persistCh:
 			persistCh = nil
-			if err := *l.persistErr.Load(); o.hostError == "" && store.IsDiskFull(err) {
-				o.hostError = msgDiskFull + ": " + msgNotSaved
-			} else if o.hostError == "" {
-				o.hostError = fmt.Sprintf("%s: %v", msgNotSaved, err)
-			}
+			o.notSaved(*l.persistErr.Load())
 			stop("events not saved")
 		case <-grace:
 			o.abandoned = true
@@ -412,4 +388,58 @@ func safeAbort(run executor.Run) {
 		defer cancel()
 		_ = run.Abort(ctx)
 	}()
+}
+
+// idleLimit is how long the run may be silent: the supervisor's limit or
+// the run's own, and longer while a tool call is open when the run says so.
+func (l *liveRun) idleLimit(toolOpen bool) time.Duration {
+	d := l.s.opts.IdleTimeout
+	if l.params.IdleTimeout > 0 {
+		d = l.params.IdleTimeout
+	}
+	if toolOpen && l.params.IdleToolOpen > d {
+		d = l.params.IdleToolOpen
+	}
+	return d
+}
+
+// heartbeat tells the board the run still holds its task.
+func (l *liveRun) heartbeat() {
+	if err := l.s.opts.Board.Heartbeat(context.Background(), l.task.task.ID, l.id); err != nil {
+		l.s.opts.Log.Warn("task heartbeat failed", "run", l.id, "err", err)
+	}
+}
+
+// stopTimer stops t and empties its channel, so a Reset starts afresh.
+func stopTimer(t *time.Timer) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+}
+
+// noResult records a stream that closed with no done: the adapter's own
+// fatal words, when it gave any, say why.
+func (o *outcome) noResult() {
+	switch {
+	case o.hostError != "":
+	case o.fatalMsg == "":
+		o.hostError = msgNoResult
+	default:
+		o.hostError = msgNoResult + ": " + o.fatalMsg
+	}
+}
+
+// notSaved records that the run's events could not be stored (a full disk
+// in those words), unless a host error was recorded first.
+func (o *outcome) notSaved(err error) {
+	switch {
+	case o.hostError != "":
+	case store.IsDiskFull(err):
+		o.hostError = msgDiskFull + ": " + msgNotSaved
+	default:
+		o.hostError = fmt.Sprintf("%s: %v", msgNotSaved, err)
+	}
 }

@@ -16,57 +16,7 @@ func (l *liveRun) finish(o *outcome) {
 	now := s.opts.Now()
 	f := store.RunFinish{ID: l.id, EndedAt: now.UnixMilli(), InputTokens: o.usage.InputTokens, OutputTokens: o.usage.OutputTokens}
 	pending := l.settleCost(o, &f)
-	if o.done != nil {
-		// The adapter reported its own end.
-		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
-		switch o.done.Reason {
-		case executor.DoneSuccess, executor.DoneMaxTurns:
-			f.Status = store.RunSucceeded
-		case executor.DoneAborted:
-			f.Status = store.RunAborted
-		default:
-			f.Status = store.RunFailed
-			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "run failed")
-		}
-		if o.hostError != "" {
-			f.Status, f.Error = store.RunFailed, o.hostError
-		}
-	} else {
-		// The host ends the run and writes the done event itself.
-		reason, status := executor.DoneError, store.RunFailed
-		msg := firstNonEmpty(o.hostError, o.fatalMsg, msgNoResult)
-		if o.abandoned && o.hostError == "" {
-			reason, status, msg = executor.DoneAborted, store.RunAborted, msgAbandoned
-		}
-		if o.notStarted {
-			reason, status, msg = executor.DoneAborted, store.RunAborted, msgNotStarted
-		}
-		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
-		l.synthesize(o, executor.Done(reason, msg))
-	}
-	byPerson := strings.HasPrefix(l.stopReason(), StoppedByYou)
-	if o.budgetStop != "" {
-		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
-	} else if byPerson && f.Status != store.RunSucceeded {
-		// A person's word is final, whatever the runtime said on the way out.
-		f.Status, f.Error = store.RunAborted, l.stopWords(o)
-	} else if o.quotaStop != nil && f.Status != store.RunSucceeded {
-		f.Status, f.Error = store.RunAborted, "quota:"+o.quotaStop.Window
-	}
-	if o.timedOut && !byPerson {
-		f.Status = store.RunTimedOut
-		f.Error = fmt.Sprintf("idle timeout: no events for %s", s.opts.IdleTimeout)
-		if f.DoneReason == "" || f.DoneReason == string(executor.DoneSuccess) {
-			f.DoneReason = string(executor.DoneAborted)
-		}
-	}
-	if f.Status == store.RunAborted && f.Error == "" {
-		// Every aborted run says why: who asked, or what the runtime said.
-		f.Error = l.stopWords(o)
-		if f.Error == "" && o.done != nil {
-			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "The runtime ended the run as aborted without saying why.")
-		}
-	}
+	l.judge(o, &f)
 	if f.Status == store.RunSucceeded && s.opts.Quota != nil && l.params.RuntimeID != executor.Native {
 		// A native run's windows are its providers', cleared by their own
 		// answers (a run may have moved past a 429 to the next provider).
@@ -97,20 +47,7 @@ func (l *liveRun) finish(o *outcome) {
 		f.Status, f.DoneReason, f.Error = store.RunFailed, string(executor.DoneError), notSavedMessage(err)
 		row.Final = &f
 	}
-	l.mu.Lock()
-	v := &l.view
-	v.Status, v.Summary, v.Error, v.CostUSD, v.LastSeq = f.Status, f.Summary, f.Error, f.CostUSD, f.LastSeq
-	v.InputTokens, v.OutputTokens = f.InputTokens, f.OutputTokens
-	dr := f.DoneReason
-	v.DoneReason = &dr
-	if f.CostKind != "" {
-		ck := f.CostKind
-		v.CostKind = &ck
-	}
-	ended := f.EndedAt
-	v.EndedAt = &ended
-	l.final = *v
-	l.mu.Unlock()
+	l.settleView(f)
 	if l.saveErr != nil {
 		s.keepUnsaved(&unsavedRun{view: l.final, row: row, done: l.doneRow})
 	} else {
@@ -155,4 +92,81 @@ func (l *liveRun) row(f store.RunFinish) store.NewRun {
 		r.Model = *v.Model
 	}
 	return r
+}
+
+// judge sets how the run ended from what happened: the adapter's own done,
+// or the host's when there was none (which then writes the done event);
+// then what overrides it — a budget's stop, a person's word (final, whatever
+// the runtime said on the way out), a rejected quota window, the idle
+// limit — and every aborted run says why.
+func (l *liveRun) judge(o *outcome, f *store.RunFinish) {
+	if o.done != nil {
+		// The adapter reported its own end.
+		f.DoneReason, f.Summary = string(o.done.Reason), o.done.Summary
+		switch o.done.Reason {
+		case executor.DoneSuccess, executor.DoneMaxTurns:
+			f.Status = store.RunSucceeded
+		case executor.DoneAborted:
+			f.Status = store.RunAborted
+		default:
+			f.Status = store.RunFailed
+			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "run failed")
+		}
+		if o.hostError != "" {
+			f.Status, f.Error = store.RunFailed, o.hostError
+		}
+	} else {
+		// The host ends the run and writes the done event itself.
+		reason, status := executor.DoneError, store.RunFailed
+		msg := firstNonEmpty(o.hostError, o.fatalMsg, msgNoResult)
+		if o.abandoned && o.hostError == "" {
+			reason, status, msg = executor.DoneAborted, store.RunAborted, msgAbandoned
+		}
+		if o.notStarted {
+			reason, status, msg = executor.DoneAborted, store.RunAborted, msgNotStarted
+		}
+		f.DoneReason, f.Status, f.Error, f.Summary = string(reason), status, msg, msg
+		l.synthesize(o, executor.Done(reason, msg))
+	}
+	byPerson := strings.HasPrefix(l.stopReason(), StoppedByYou)
+	if o.budgetStop != "" {
+		f.Status, f.Error = store.RunAborted, "budget_paused:"+o.budgetStop
+	} else if byPerson && f.Status != store.RunSucceeded {
+		// A person's word is final, whatever the runtime said on the way out.
+		f.Status, f.Error = store.RunAborted, l.stopWords(o)
+	} else if o.quotaStop != nil && f.Status != store.RunSucceeded {
+		f.Status, f.Error = store.RunAborted, "quota:"+o.quotaStop.Window
+	}
+	if o.timedOut && !byPerson {
+		f.Status = store.RunTimedOut
+		f.Error = fmt.Sprintf("idle timeout: no events for %s", l.s.opts.IdleTimeout)
+		if f.DoneReason == "" || f.DoneReason == string(executor.DoneSuccess) {
+			f.DoneReason = string(executor.DoneAborted)
+		}
+	}
+	if f.Status == store.RunAborted && f.Error == "" {
+		// Every aborted run says why: who asked, or what the runtime said.
+		f.Error = l.stopWords(o)
+		if f.Error == "" && o.done != nil {
+			f.Error = firstNonEmpty(o.fatalMsg, o.done.Summary, "The runtime ended the run as aborted without saying why.")
+		}
+	}
+}
+
+// settleView makes the live view the run's final state.
+func (l *liveRun) settleView(f store.RunFinish) {
+	l.mu.Lock()
+	v := &l.view
+	v.Status, v.Summary, v.Error, v.CostUSD, v.LastSeq = f.Status, f.Summary, f.Error, f.CostUSD, f.LastSeq
+	v.InputTokens, v.OutputTokens = f.InputTokens, f.OutputTokens
+	dr := f.DoneReason
+	v.DoneReason = &dr
+	if f.CostKind != "" {
+		ck := f.CostKind
+		v.CostKind = &ck
+	}
+	ended := f.EndedAt
+	v.EndedAt = &ended
+	l.final = *v
+	l.mu.Unlock()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -57,16 +58,23 @@ const (
 	maxBatch     = 4096
 )
 
-// journal is the single goroutine that writes the runs ledger. It groups
-// whatever is queued into one transaction, so a flood of events costs one
-// commit per batch instead of one per event, and concurrent runs share
-// commits. Ops are applied in queue order, so a run's row always precedes
-// its events and its events precede its finish.
+// journal is the one writer of the runs ledger: every run's row, events and
+// run-end spend go through it. It groups whatever is queued into one
+// transaction (group commit), so a flood of events costs one commit per
+// batch instead of one per event, and concurrent runs share commits. Ops
+// are applied in queue order and one batch is written at a time, so a
+// run's row always precedes its events and its events precede its finish.
 //
-// The queue is a bounded slice under a mutex rather than a channel so that
-// queuing an op does not wake the writer: the writer is woken when work
-// appears while it is idle, and again only when someone waits on a commit
-// or the queue fills. A short run then costs two wake-ups, not one per op.
+// One writer at a time holds the ledger (writing). Whoever needs a commit
+// and finds the ledger free writes it on its own goroutine: a caller
+// waiting on its op (call) commits the queue itself, its own op included,
+// so a short run's result costs no hand-off to another goroutine and back.
+// A caller that finds a write in progress waits; the writer, as it lets
+// go, hands what is queued behind it to the journal's goroutine (loop),
+// which commits it in as few transactions as it can. Ops nobody waits on
+// (a run's events) wait at most `linger` for a commit: a timer armed when
+// they arrive, and stopped when a commit takes them first, so a short
+// run's row and events land in its result's commit and wake nothing.
 type journal struct {
 	st       *store.Store
 	log      *slog.Logger
@@ -77,12 +85,17 @@ type journal struct {
 	mu      sync.Mutex
 	notFull *sync.Cond
 	queue   []op
-	waiters int // ops in queue with a reply
+	waiters int  // ops in queue with a reply
+	writing bool // a writer holds the ledger
+	armed   bool // the linger timer will wake the loop
 	closed  bool
+	timer   *time.Timer // the linger: wakes the loop for ops nobody waits on
+	buf     []op        // the batch being written, reused by whoever writes
 
-	wake   chan struct{} // cap 1: work appeared
-	urgent chan struct{} // cap 1: someone waits, or the queue is full
-	done   chan struct{}
+	commits atomic.Int64 // transactions tried, for tests and benchmarks
+
+	wake chan struct{} // cap 1: the loop is wanted
+	done chan struct{}
 }
 
 // errJournalClosed answers an op queued after shutdown began.
@@ -94,10 +107,11 @@ func newJournal(st *store.Store, log *slog.Logger, progress func(runID string)) 
 		backoff: []time.Duration{20 * time.Millisecond, 200 * time.Millisecond, time.Second},
 		linger:  2 * time.Millisecond,
 		wake:    make(chan struct{}, 1),
-		urgent:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
 	j.notFull = sync.NewCond(&j.mu)
+	j.timer = time.AfterFunc(time.Hour, j.lingered)
+	j.timer.Stop()
 	go j.loop()
 	return j
 }
@@ -109,9 +123,23 @@ func signal(ch chan struct{}) {
 	}
 }
 
+// lingered is the linger timer's end: what is queued is committed now.
+func (j *journal) lingered() {
+	j.mu.Lock()
+	j.armed = false
+	j.mu.Unlock()
+	signal(j.wake)
+}
+
 // submit queues an op, waiting while the queue is full (back-pressure on the
 // producing run, never a drop).
-func (j *journal) submit(o op) {
+func (j *journal) submit(o op) { j.enqueue(o, false) }
+
+// enqueue queues o and sees that it will be committed: by the writer that
+// holds the ledger, by the loop, or after the linger. With lead set (an op
+// with a reply) and the ledger free, the caller becomes the writer instead,
+// which enqueue reports.
+func (j *journal) enqueue(o op, lead bool) (led bool) {
 	j.mu.Lock()
 	for len(j.queue) >= journalQueue && !j.closed {
 		j.notFull.Wait()
@@ -124,30 +152,85 @@ func (j *journal) submit(o op) {
 		if o.onFail != nil {
 			o.onFail(errJournalClosed)
 		}
-		return
+		return false
 	}
+	defer j.mu.Unlock()
 	j.queue = append(j.queue, o)
 	if o.reply != nil {
 		j.waiters++
 	}
-	hurry := o.reply != nil || len(j.queue) >= maxBatch
-	j.mu.Unlock()
-	signal(j.wake)
-	if hurry {
-		signal(j.urgent)
+	switch {
+	case j.writing:
+		// The writer hands the queue on as it lets go (release).
+	case lead:
+		j.writing, led = true, true
+	case o.reply != nil || len(j.queue) >= maxBatch:
+		signal(j.wake)
+	case !j.armed:
+		j.armed = true
+		j.timer.Reset(j.linger)
 	}
+	return led
 }
 
-// call queues an op and waits for its commit.
+// call queues an op and waits for its commit. When the ledger is free the
+// caller writes the queue itself, up to and including its own op.
 func (j *journal) call(ctx context.Context, o op) error {
 	o.reply = make(chan error, 1)
-	j.submit(o)
+	if j.enqueue(o, true) {
+		for len(o.reply) == 0 {
+			j.writeNext()
+		}
+		j.release()
+	}
 	select {
 	case err := <-o.reply:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// writeNext takes the next batch off the queue and commits it; the caller
+// holds the ledger (writing), and with it the batch buffer.
+func (j *journal) writeNext() {
+	j.mu.Lock()
+	n := min(len(j.queue), maxBatch)
+	batch := append(j.buf[:0], j.queue[:n]...)
+	rest := copy(j.queue, j.queue[n:])
+	clear(j.queue[rest:])
+	j.queue = j.queue[:rest]
+	for i := range batch {
+		if batch[i].reply != nil {
+			j.waiters--
+		}
+	}
+	if rest == 0 && j.armed && j.timer.Stop() {
+		j.armed = false // this commit takes what the timer waited for
+	}
+	j.notFull.Broadcast()
+	j.mu.Unlock()
+	if n > 0 {
+		j.commit(batch)
+	}
+	clear(batch) // drop event data until the next batch
+	j.buf = batch[:0]
+}
+
+// release lets go of the ledger and hands on what is queued: to the loop
+// at once when someone waits on it (or the queue is full, or the journal
+// is closing), else to the linger timer.
+func (j *journal) release() {
+	j.mu.Lock()
+	j.writing = false
+	switch {
+	case j.closed || j.waiters > 0 || len(j.queue) >= maxBatch:
+		signal(j.wake)
+	case len(j.queue) > 0 && !j.armed:
+		j.armed = true
+		j.timer.Reset(j.linger)
+	}
+	j.mu.Unlock()
 }
 
 // close flushes what is queued and stops the writer. Ops queued afterwards
@@ -158,61 +241,31 @@ func (j *journal) close() {
 	j.notFull.Broadcast()
 	j.mu.Unlock()
 	signal(j.wake)
-	signal(j.urgent)
 	<-j.done
+	j.timer.Stop()
 }
 
-// loop gathers ops into batches. A batch is committed as soon as someone
-// waits on it (a run's result), when it is full, or at most `linger` after
-// its first op: a commit costs far more than a row, so letting a short
-// run's whole life land in one commit is the cheapest thing the ledger can
-// do, and a couple of milliseconds is invisible to a person watching.
+// loop is the journal's own writer, woken when the linger ends, when
+// someone waits behind a writer that let go, when the queue is full, or at
+// close. It commits a batch whenever the ledger is free, and ends once the
+// journal is closed, drained and no caller is writing.
 func (j *journal) loop() {
 	defer close(j.done)
-	batch := make([]op, 0, maxBatch)
-	linger := time.NewTimer(time.Hour)
-	linger.Stop()
-	for {
+	for range j.wake {
 		j.mu.Lock()
-		for len(j.queue) == 0 && !j.closed {
-			j.mu.Unlock()
-			<-j.wake
-			j.mu.Lock()
+		free := !j.writing && len(j.queue) > 0
+		end := j.closed && !j.writing && len(j.queue) == 0
+		if free {
+			j.writing = true
 		}
-		if len(j.queue) == 0 {
-			j.mu.Unlock()
-			return // closed and drained
-		}
-		hurry := j.waiters > 0 || len(j.queue) >= maxBatch || j.closed
 		j.mu.Unlock()
-		if !hurry {
-			linger.Reset(j.linger)
-			select {
-			case <-j.urgent:
-			case <-linger.C:
-			}
-			if !linger.Stop() {
-				select {
-				case <-linger.C:
-				default:
-				}
-			}
+		if end {
+			return
 		}
-		j.mu.Lock()
-		n := min(len(j.queue), maxBatch)
-		batch = append(batch[:0], j.queue[:n]...)
-		rest := copy(j.queue, j.queue[n:])
-		clear(j.queue[rest:])
-		j.queue = j.queue[:rest]
-		for i := range batch {
-			if batch[i].reply != nil {
-				j.waiters--
-			}
+		if free {
+			j.writeNext()
+			j.release() // wakes this loop again while there is a hurry
 		}
-		j.notFull.Broadcast()
-		j.mu.Unlock()
-		j.commit(batch)
-		clear(batch) // drop event data until the next batch
 	}
 }
 
@@ -285,6 +338,7 @@ func (j *journal) split(batch []op, err error) {
 }
 
 func (j *journal) write(batch []op) error {
+	j.commits.Add(1)
 	return j.st.WriteBatch(context.Background(), func(b *store.Batch) error { return apply(b, batch) })
 }
 
@@ -319,50 +373,11 @@ func (j *journal) settle(batch []op, err error) {
 // latest state the batch knows (running, or even finished), and the ops
 // folded into that insert are skipped: a short run then costs one row write.
 func apply(b *store.Batch, batch []op) error {
-	created := map[string]*store.NewRun{}
-	var doneIn map[string]int64       // done events in this batch, by run
-	var charged map[int]*store.NewRun // finish rows as their charge left them
-	for i := range batch {
-		o := &batch[i]
-		switch o.kind {
-		case opEvent:
-			if o.ekind == string(executor.KindDone) {
-				if doneIn == nil {
-					doneIn = map[string]int64{}
-				}
-				doneIn[o.runID] = o.seq
-			}
-		case opCreate:
-			created[o.runID] = &store.NewRun{
-				ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
-				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at, SessionKey: o.reviewKey,
-				Prompt: o.prompt,
-			}
-		case opRunning:
-			if nr := created[o.runID]; nr != nil {
-				at := o.at
-				nr.StartedAt = &at
-			}
-		case opFinish:
-			final := o.final
-			if o.charge != nil {
-				f := *final.Final
-				if err := o.charge(b, &f); err != nil {
-					return err
-				}
-				r := *final
-				r.Final = &f
-				final = &r
-				if charged == nil {
-					charged = map[int]*store.NewRun{}
-				}
-				charged[i] = final
-			}
-			if nr := created[o.runID]; nr != nil {
-				nr.Final = final.Final
-			}
-		}
+	pl, err := planBatch(b, batch)
+	if err != nil {
+		return err
 	}
+	created, doneIn, charged := pl.created, pl.doneIn, pl.charged
 	var events []store.NewEvent
 	flush := func() error {
 		err := b.AppendEvents(events)
@@ -406,4 +421,62 @@ func apply(b *store.Batch, batch []op) error {
 		}
 	}
 	return flush()
+}
+
+// batchPlan is what a batch's writes depend on, read in a first pass: the
+// rows it creates (in their final state when their run also ends in it),
+// the done events it holds, and the finish rows as their charge left them.
+type batchPlan struct {
+	created map[string]*store.NewRun
+	doneIn  map[string]int64
+	charged map[int]*store.NewRun
+}
+
+// planBatch is apply's first pass; a charge that fails fails the batch.
+func planBatch(b *store.Batch, batch []op) (batchPlan, error) {
+	created := map[string]*store.NewRun{}
+	var doneIn map[string]int64       // done events in this batch, by run
+	var charged map[int]*store.NewRun // finish rows as their charge left them
+	for i := range batch {
+		o := &batch[i]
+		switch o.kind {
+		case opEvent:
+			if o.ekind == string(executor.KindDone) {
+				if doneIn == nil {
+					doneIn = map[string]int64{}
+				}
+				doneIn[o.runID] = o.seq
+			}
+		case opCreate:
+			created[o.runID] = &store.NewRun{
+				ID: o.runID, RuntimeID: o.runtimeID, AgentID: o.agentID, TaskID: o.taskID,
+				TeamID: o.teamID, Model: o.model, Title: o.title, CreatedAt: o.at, SessionKey: o.reviewKey,
+				Prompt: o.prompt,
+			}
+		case opRunning:
+			if nr := created[o.runID]; nr != nil {
+				at := o.at
+				nr.StartedAt = &at
+			}
+		case opFinish:
+			final := o.final
+			if o.charge != nil {
+				f := *final.Final
+				if err := o.charge(b, &f); err != nil {
+					return batchPlan{}, err
+				}
+				r := *final
+				r.Final = &f
+				final = &r
+				if charged == nil {
+					charged = map[int]*store.NewRun{}
+				}
+				charged[i] = final
+			}
+			if nr := created[o.runID]; nr != nil {
+				nr.Final = final.Final
+			}
+		}
+	}
+	return batchPlan{created: created, doneIn: doneIn, charged: charged}, nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // QuotaGate is the quota governor as the supervisor sees it (backend/quota,
-// joined to agents and teams by the composition root). It is asked once,
+// joined to agents and teams by backend/dispatch). It is asked once,
 // at the one door, before a task run or a team turn is dispatched.
 type QuotaGate interface {
 	// Admit answers "" to start the work on its runtime, another runtime

@@ -246,6 +246,30 @@ type StartParams struct {
 	routedWhy  string
 }
 
+// startAdHoc admits a run that is not a task's (an agent's chat, a team
+// turn) and names it: a paused agent or team cap refuses it as it refuses a
+// task run, and a team turn asks the quota governor.
+func (s *Supervisor) startAdHoc(ctx context.Context, a *executor.Adapter, p *StartParams) (string, error) {
+	sc := budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}
+	if p.scopes != nil {
+		sc = *p.scopes
+	}
+	if sc != (budget.Scopes{}) {
+		if err := s.preflight(ctx, sc); err != nil {
+			return "", err
+		}
+	}
+	if p.Reason == "team-turn" {
+		if err := s.admit(ctx, a, p, QuotaWork{
+			AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
+			Message: p.Message, Reason: p.Reason,
+		}); err != nil {
+			return "", err
+		}
+	}
+	return ulid.Make().String(), nil
+}
+
 // Start records a new run and launches it on its runtime; the run proceeds
 // in the background. Until it ends, Live answers for it.
 func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) {
@@ -263,26 +287,10 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		p.Message = taskMessage(tc.task, p.Message)
 		p.title = tc.task.Title
 	} else {
-		// An ad-hoc run (an agent's chat) is refused by a paused agent cap
-		// as a task run is.
-		sc := budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}
-		if p.scopes != nil {
-			sc = *p.scopes
+		var err error
+		if id, err = s.startAdHoc(ctx, &a, &p); err != nil {
+			return nil, err
 		}
-		if sc != (budget.Scopes{}) {
-			if err := s.preflight(ctx, sc); err != nil {
-				return nil, err
-			}
-		}
-		if p.Reason == "team-turn" {
-			if err := s.admit(ctx, &a, &p, QuotaWork{
-				AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
-				Message: p.Message, Reason: p.Reason,
-			}); err != nil {
-				return nil, err
-			}
-		}
-		id = ulid.Make().String()
 	}
 	now := s.opts.Now().UnixMilli()
 	var agent *string

@@ -102,16 +102,8 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	if err != nil {
 		s.unclaiming(runID)
 	}
-	var rule *board.RuleError
-	switch {
-	case errors.Is(err, board.ErrNotFound):
-		return nil, "", refuse("not_found", "no task '%s'", t.ID)
-	case errors.Is(err, board.ErrConflict):
-		return nil, "", refuse("conflict", "%v", err)
-	case errors.As(err, &rule):
-		return nil, "", refuse("conflict", "%s", rule.Msg)
-	case err != nil:
-		return nil, "", err
+	if err != nil {
+		return nil, "", claimRefusal(err, t.ID)
 	}
 	tc.task = claimed
 	// A runtime that does not declare worktrees (the seed's mock) works
@@ -199,4 +191,19 @@ func taskMessage(t board.Task, extra string) string {
 		b.WriteString("\n" + e + "\n")
 	}
 	return b.String()
+}
+
+// claimRefusal is a failed claim in the door's words: a task gone, another
+// claimant first, or a board rule (its own words); anything else as it is.
+func claimRefusal(err error, taskID string) error {
+	var rule *board.RuleError
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		return refuse("not_found", "no task '%s'", taskID)
+	case errors.Is(err, board.ErrConflict):
+		return refuse("conflict", "%v", err)
+	case errors.As(err, &rule):
+		return refuse("conflict", "%s", rule.Msg)
+	}
+	return err
 }

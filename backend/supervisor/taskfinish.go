@@ -47,21 +47,7 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		return
 	}
 	if run.Status != store.RunSucceeded {
-		why := "The run did not finish: " + firstNonEmpty(run.Error, run.Summary, run.Status) + "."
-		switch {
-		case o.budgetStop != "":
-			why = budget.PauseComment(budget.Scope(o.budgetStop))
-		case StoppedByPerson(run):
-			why = StoppedByYou + "." // final: nothing starts it again until a person does
-		case o.quotaStop != nil && run.Status == store.RunAborted:
-			why = s.opts.Quota.Paused(ctx, QuotaWork{
-				Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: tc.scopes.TeamID,
-				TaskID: taskID, Title: tc.task.Title, Reason: l.params.Reason,
-				Carry: Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes, ContinueSession: true},
-			}, *o.quotaStop)
-		case run.Status == store.RunAborted:
-			why = "The run was stopped before it finished: " + strings.TrimSuffix(firstNonEmpty(run.Error, "no reason given"), ".") + "."
-		}
+		why := l.unfinishedWords(ctx, o, run)
 		l.pauseWorktree()
 		finish(board.Outcome{To: board.Todo, KeepAssignee: StoppedByPerson(run), Comment: &board.NewComment{AuthorType: "system", Body: why}})
 		return
@@ -87,20 +73,11 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 		finish(board.Outcome{To: board.Done, Comment: agentComment(l, joinNote(report, "No changes to the repository."))})
 		return
 	}
-	var verif *board.Verification
-	if cmd := s.verifyCommand(ctx, tc); cmd != "" {
-		vctx, cancel := context.WithTimeout(s.root, s.opts.VerifyTimeout+time.Minute)
-		v := wm.Verify(vctx, *tc.wt, cmd, s.opts.VerifyTimeout)
-		cancel()
-		if s.root.Err() != nil {
-			l.pauseWorktree()
-			finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: "Verification was interrupted: Clawboo shut down."}})
-			return
-		}
-		verif = &board.Verification{
-			Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
-			OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id,
-		}
+	verif, interrupted := l.verify(ctx)
+	if interrupted {
+		l.pauseWorktree()
+		finish(board.Outcome{To: board.Todo, Comment: &board.NewComment{AuthorType: "system", Body: "Verification was interrupted: Clawboo shut down."}})
+		return
 	}
 	change, err := wm.Complete(ctx, *tc.wt)
 	var notCommitted string
@@ -114,14 +91,7 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 	}
 	note := fmt.Sprintf("Changed %d file(s) (+%d −%d); the diff is kept on branch %s for review.", diff.Files, diff.Insertions, diff.Deletions, tc.wt.Branch) + notCommitted
 	to := board.InReview
-	switch {
-	case verif != nil && verif.Passed:
-		note += " Verification passed: `" + verif.Command + "`. Ready to merge."
-	case verif != nil && verif.TimedOut:
-		note += " Verification timed out: `" + verif.Command + "`."
-	case verif != nil:
-		note += fmt.Sprintf(" Verification failed (exit %d): `%s`.", verif.ExitCode, verif.Command)
-	}
+	note += verifyNote(verif)
 	// A green verify may still be reviewed by the critic (critic.go).
 	if verif != nil && verif.Passed {
 		more, handled := l.criticGate(ctx, change, verif, agentComment(l, joinNote(report, note)), finish)
@@ -224,4 +194,60 @@ func (l *liveRun) continueInSuccessor(finish func(board.Outcome)) bool {
 	l.successor = h.ID
 	l.mu.Unlock()
 	return true
+}
+
+// unfinishedWords is the task's comment when its run did not succeed: a
+// paused budget, a person's stop (final: nothing starts it again until a
+// person does), a rejected quota window (the task deferred to its reset,
+// continuing its session), or the run's own words.
+func (l *liveRun) unfinishedWords(ctx context.Context, o *outcome, run store.Run) string {
+	why := "The run did not finish: " + firstNonEmpty(run.Error, run.Summary, run.Status) + "."
+	switch {
+	case o.budgetStop != "":
+		why = budget.PauseComment(budget.Scope(o.budgetStop))
+	case StoppedByPerson(run):
+		why = StoppedByYou + "." // final: nothing starts it again until a person does
+	case o.quotaStop != nil && run.Status == store.RunAborted:
+		why = l.s.opts.Quota.Paused(ctx, QuotaWork{
+			Runtime: l.params.RuntimeID, AgentID: l.params.AgentID, TeamID: l.task.scopes.TeamID,
+			TaskID: l.task.task.ID, Title: l.task.task.Title, Reason: l.params.Reason,
+			Carry: Carry{Generation: l.params.Carry.Generation, Fixes: l.params.Carry.Fixes, ContinueSession: true},
+		}, *o.quotaStop)
+	case run.Status == store.RunAborted:
+		why = "The run was stopped before it finished: " + strings.TrimSuffix(firstNonEmpty(run.Error, "no reason given"), ".") + "."
+	}
+	return why
+}
+
+// verify runs the task's verify command in its worktree, when it has one;
+// interrupted is true when Clawboo shut down meanwhile.
+func (l *liveRun) verify(ctx context.Context) (verif *board.Verification, interrupted bool) {
+	s, tc := l.s, l.task
+	cmd := s.verifyCommand(ctx, tc)
+	if cmd == "" {
+		return nil, false
+	}
+	vctx, cancel := context.WithTimeout(s.root, s.opts.VerifyTimeout+time.Minute)
+	v := s.opts.Worktrees.Verify(vctx, *tc.wt, cmd, s.opts.VerifyTimeout)
+	cancel()
+	if s.root.Err() != nil {
+		return nil, true
+	}
+	return &board.Verification{
+		Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
+		OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id,
+	}, false
+}
+
+// verifyNote is what the task's comment says of its verification.
+func verifyNote(verif *board.Verification) string {
+	switch {
+	case verif == nil:
+		return ""
+	case verif.Passed:
+		return " Verification passed: `" + verif.Command + "`. Ready to merge."
+	case verif.TimedOut:
+		return " Verification timed out: `" + verif.Command + "`."
+	}
+	return fmt.Sprintf(" Verification failed (exit %d): `%s`.", verif.ExitCode, verif.Command)
 }

@@ -106,21 +106,7 @@ func (m *AppMapper) Notify(method string, raw json.RawMessage) (evs []executor.E
 		}
 		return m.completed(it), nil
 	case "thread/tokenUsage/updated":
-		if p.TokenUsage == nil {
-			return nil, nil
-		}
-		t := p.TokenUsage.Total
-		now := Totals{Input: t.InputTokens, Cached: t.CachedInputTokens, Output: t.OutputTokens}
-		prev := m.Totals
-		m.Totals = now
-		// Restored totals of an earlier turn (thread/resume sends them)
-		// are the baseline, not this run's spend.
-		if m.Turn == "" || p.TurnID != m.Turn {
-			return nil, nil
-		}
-		if u := usageDelta(prev, now); u != nil {
-			return []executor.Event{costEvent(u, m.Model)}, nil
-		}
+		return m.tokenUsage(p), nil
 	case "account/rateLimits/updated":
 		return m.rateLimits(raw), nil
 	case "error":
@@ -135,35 +121,7 @@ func (m *AppMapper) Notify(method string, raw json.RawMessage) (evs []executor.E
 			return m.usageLimit(), nil
 		}
 	case "turn/completed":
-		if p.Turn == nil || (m.Turn != "" && p.Turn.ID != m.Turn) {
-			return nil, nil
-		}
-		for _, it := range p.Turn.Items {
-			if it.Type == "agentMessage" && !m.said[it.ID] {
-				evs = append(evs, m.completed(it)...)
-			}
-		}
-		var d executor.Event
-		switch p.Turn.Status {
-		case "completed":
-			d = executor.Done(executor.DoneSuccess, cut(m.lastText))
-		case "interrupted":
-			d = executor.Done(executor.DoneAborted, "aborted")
-		default:
-			msg := m.errMsg
-			if p.Turn.Error != nil && p.Turn.Error.Message != "" {
-				msg = p.Turn.Error.Message
-			}
-			if p.Turn.Error != nil && isUsageLimit(p.Turn.Error.CodexErrorInfo) {
-				evs = append(evs, m.usageLimit()...)
-			}
-			if msg == "" {
-				msg = "codex turn " + p.Turn.Status
-			}
-			evs = append(evs, executor.Error("codex", cut(msg), true))
-			d = executor.Done(executor.DoneError, cut(msg))
-		}
-		return evs, &d
+		return m.turnCompleted(p)
 	}
 	return nil, nil
 }
@@ -195,4 +153,58 @@ func (m *AppMapper) completed(it item) []executor.Event {
 	delete(m.tools, it.ID)
 	out, failed := it.toolResult()
 	return append(evs, executor.ToolResult(it.ID, name, out, failed))
+}
+
+// tokenUsage is the cost of a thread's token totals since the last ones:
+// restored totals of an earlier turn (thread/resume sends them) are the
+// baseline, not this run's spend.
+func (m *AppMapper) tokenUsage(p appParams) []executor.Event {
+	if p.TokenUsage == nil {
+		return nil
+	}
+	t := p.TokenUsage.Total
+	now := Totals{Input: t.InputTokens, Cached: t.CachedInputTokens, Output: t.OutputTokens}
+	prev := m.Totals
+	m.Totals = now
+	if m.Turn == "" || p.TurnID != m.Turn {
+		return nil
+	}
+	if u := usageDelta(prev, now); u != nil {
+		return []executor.Event{costEvent(u, m.Model)}
+	}
+	return nil
+}
+
+// turnCompleted is the end of our turn: its unsaid messages, an error in
+// words when it failed, and the done.
+func (m *AppMapper) turnCompleted(p appParams) (evs []executor.Event, done *executor.Event) {
+	if p.Turn == nil || (m.Turn != "" && p.Turn.ID != m.Turn) {
+		return nil, nil
+	}
+	for _, it := range p.Turn.Items {
+		if it.Type == "agentMessage" && !m.said[it.ID] {
+			evs = append(evs, m.completed(it)...)
+		}
+	}
+	var d executor.Event
+	switch p.Turn.Status {
+	case "completed":
+		d = executor.Done(executor.DoneSuccess, cut(m.lastText))
+	case "interrupted":
+		d = executor.Done(executor.DoneAborted, "aborted")
+	default:
+		msg := m.errMsg
+		if p.Turn.Error != nil && p.Turn.Error.Message != "" {
+			msg = p.Turn.Error.Message
+		}
+		if p.Turn.Error != nil && isUsageLimit(p.Turn.Error.CodexErrorInfo) {
+			evs = append(evs, m.usageLimit()...)
+		}
+		if msg == "" {
+			msg = "codex turn " + p.Turn.Status
+		}
+		evs = append(evs, executor.Error("codex", cut(msg), true))
+		d = executor.Done(executor.DoneError, cut(msg))
+	}
+	return evs, &d
 }

@@ -76,12 +76,7 @@ func (r *run) consume(child *proc.Child, c Choice, res *segResult) {
 	}
 	var total int64
 	var text, batch strings.Builder
-	scrub := func(s string) string {
-		if c.Key != "" && strings.Contains(s, c.Key) {
-			s = strings.ReplaceAll(s, c.Key, "[REDACTED]")
-		}
-		return s
-	}
+	scrub := hideKey(c.Key)
 	stop := func(fault string) {
 		if res.fault == "" && !res.hostGone {
 			res.fault = fault
@@ -126,12 +121,7 @@ func (r *run) consume(child *proc.Child, c Choice, res *segResult) {
 			if res.fault != "" || res.hostGone {
 				continue // drain what is left, report nothing more
 			}
-			var f Frame
-			if l.Stderr {
-				f = ParseStderr(l.Text)
-			} else {
-				f = ParseStdout(l.Text)
-			}
+			f := frameOf(l)
 			if f.Kind != FrameText {
 				flush()
 			}
@@ -151,10 +141,7 @@ func (r *run) consume(child *proc.Child, c Choice, res *segResult) {
 				res.errMsg = scrub(redact.Secrets(cut(f.Text)))
 			case FrameDiagnostic:
 				if t := strings.TrimSpace(f.Text); t != "" {
-					res.tail = append(res.tail, scrub(redact.Secrets(cut(t))))
-					if len(res.tail) > tailLines {
-						res.tail = res.tail[1:]
-					}
+					res.keepTail(scrub(redact.Secrets(cut(t))))
 				}
 			}
 		}
@@ -215,4 +202,30 @@ func (s segResult) verdict() (executor.DoneReason, string) {
 		msg += ": " + detail
 	}
 	return executor.DoneError, msg
+}
+
+// frameOf reads one line of hermes's output as a frame.
+func frameOf(l proc.Line) Frame {
+	if l.Stderr {
+		return ParseStderr(l.Text)
+	}
+	return ParseStdout(l.Text)
+}
+
+// keepTail keeps a diagnostic line, the last tailLines of them.
+func (res *segResult) keepTail(line string) {
+	res.tail = append(res.tail, line)
+	if len(res.tail) > tailLines {
+		res.tail = res.tail[1:]
+	}
+}
+
+// hideKey replaces the run's provider key wherever hermes echoes it.
+func hideKey(key string) func(string) string {
+	return func(s string) string {
+		if key != "" && strings.Contains(s, key) {
+			s = strings.ReplaceAll(s, key, "[REDACTED]")
+		}
+		return s
+	}
 }

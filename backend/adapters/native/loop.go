@@ -115,22 +115,11 @@ func (r *run) loop() {
 	defer r.tools.close()
 	defer r.cancel()
 	s := r.openSession()
-	if !r.emit(executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseInit, Model: r.model, Detail: "session " + s.id}) {
+	if !r.announce(s) {
 		return
 	}
-	for _, w := range r.warns {
-		if !r.emit(executor.Error("mcp_unavailable", w, false)) {
-			return
-		}
-	}
 	msgs := appendUser(s.history, textBlock(firstMessage(s.handoff, r.req.Context, r.req.Message)))
-	var provider llm.Provider
-	var err error
-	if r.a.opts.Providers == nil {
-		err = errors.New("no model providers are configured")
-	} else {
-		provider, err = r.a.opts.Providers(r.ctx, r.cfg)
-	}
+	provider, err := r.provider()
 	if err != nil {
 		r.finishError(s, msgs, "no_provider", "no model provider: "+err.Error())
 		return
@@ -373,4 +362,26 @@ func (r *run) persist(s session, msgs []llm.Message, handoff string) {
 	if err := s.store.save(t, runSecrets(r.req.Env)); err != nil {
 		r.a.opts.Log.Warn("native transcript not saved", "run", r.req.RunID, "session", s.id, "err", err)
 	}
+}
+
+// provider is the agent's model provider, routed as its config says.
+func (r *run) provider() (llm.Provider, error) {
+	if r.a.opts.Providers == nil {
+		return nil, errors.New("no model providers are configured")
+	}
+	return r.a.opts.Providers(r.ctx, r.cfg)
+}
+
+// announce emits the run's init status and the MCP servers it could not
+// reach; false when the run's consumer is gone.
+func (r *run) announce(s session) bool {
+	if !r.emit(executor.Event{Kind: executor.KindStatus, Phase: executor.PhaseInit, Model: r.model, Detail: "session " + s.id}) {
+		return false
+	}
+	for _, w := range r.warns {
+		if !r.emit(executor.Error("mcp_unavailable", w, false)) {
+			return false
+		}
+	}
+	return true
 }

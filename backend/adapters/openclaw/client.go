@@ -345,46 +345,13 @@ func (c *Client) loop() {
 		conn, h, err := c.dial(ctx, s)
 		if err != nil {
 			cancel()
-			delay, status := backoff, StatusError
-			var ge *GatewayError
-			if errors.As(err, &ge) && ge.Code == "UNAVAILABLE" || websocket.CloseStatus(err) == websocket.StatusTryAgainLater {
-				// Starting up: retry soon at the pace the Gateway asks.
-				status, delay = StatusStarting, c.o.MinBackoff
-				if ge != nil && ge.RetryAfterMs > 0 {
-					delay = time.Duration(ge.RetryAfterMs) * time.Millisecond
-				}
-			} else {
-				backoff = min(backoff*2, c.o.MaxBackoff)
-			}
-			delay += time.Duration(rand.Int64N(int64(delay)/5 + 1)) // jitter
-			msg := c.scrub(err.Error(), s.Token)
-			c.o.Log.Debug("gateway connect failed", "status", status, "err", msg, "retryIn", delay)
-			c.setState(func(st *State) {
-				st.Status, st.Error, st.ServerVersion, st.Protocol, st.ConnectedAt = status, msg, "", 0, 0
-				st.Attempts++
-				st.NextRetryAt = time.Now().Add(delay).UnixMilli()
-			})
-			if !c.sleep(delay) {
+			if !c.sleep(c.dialFailed(err, s.Token, &backoff)) {
 				return
 			}
 			continue
 		}
 		backoff = c.o.MinBackoff
-		c.mu.Lock()
-		c.conn = conn
-		c.granted = grantedBy(h)
-		close(c.ready)
-		keys := make([]string, 0, len(c.keys))
-		for k := range c.keys {
-			keys = append(keys, k)
-		}
-		c.state = State{
-			Status: StatusConnected, URL: safeURL(s.URL), ServerVersion: h.Server.Version, Protocol: h.Protocol,
-			DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli(),
-		}
-		st := c.state
-		c.mu.Unlock()
-		c.states.Publish(st)
+		keys := c.connected(conn, h, s.URL)
 		c.o.Log.Info("connected to the OpenClaw Gateway", "url", safeURL(s.URL), "version", h.Server.Version)
 		go c.resubscribe(conn, keys)
 		c.events.PublishMust(Event{Name: EventConnected})
@@ -453,4 +420,51 @@ func (c *Client) scrub(msg, token string) string {
 		msg = strings.ReplaceAll(msg, token, "[redacted]")
 	}
 	return redact.Secrets(msg)
+}
+
+// dialFailed records a failed connect in the state (the error scrubbed of
+// the token) and answers how long to wait before the next try: soon, at
+// the pace the Gateway asks, while it starts up; otherwise the backoff,
+// which doubles up to its maximum. Both get a fifth of jitter.
+func (c *Client) dialFailed(err error, token string, backoff *time.Duration) time.Duration {
+	delay, status := *backoff, StatusError
+	var ge *GatewayError
+	if errors.As(err, &ge) && ge.Code == "UNAVAILABLE" || websocket.CloseStatus(err) == websocket.StatusTryAgainLater {
+		status, delay = StatusStarting, c.o.MinBackoff
+		if ge != nil && ge.RetryAfterMs > 0 {
+			delay = time.Duration(ge.RetryAfterMs) * time.Millisecond
+		}
+	} else {
+		*backoff = min(*backoff*2, c.o.MaxBackoff)
+	}
+	delay += time.Duration(rand.Int64N(int64(delay)/5 + 1)) // jitter
+	msg := c.scrub(err.Error(), token)
+	c.o.Log.Debug("gateway connect failed", "status", status, "err", msg, "retryIn", delay)
+	c.setState(func(st *State) {
+		st.Status, st.Error, st.ServerVersion, st.Protocol, st.ConnectedAt = status, msg, "", 0, 0
+		st.Attempts++
+		st.NextRetryAt = time.Now().Add(delay).UnixMilli()
+	})
+	return delay
+}
+
+// connected makes conn the client's connection, its state connected, and
+// answers the session keys to subscribe to again.
+func (c *Client) connected(conn *wsConn, h hello, url string) []string {
+	c.mu.Lock()
+	c.conn = conn
+	c.granted = grantedBy(h)
+	close(c.ready)
+	keys := make([]string, 0, len(c.keys))
+	for k := range c.keys {
+		keys = append(keys, k)
+	}
+	c.state = State{
+		Status: StatusConnected, URL: safeURL(url), ServerVersion: h.Server.Version, Protocol: h.Protocol,
+		DeviceID: c.state.DeviceID, ConnectedAt: time.Now().UnixMilli(),
+	}
+	st := c.state
+	c.mu.Unlock()
+	c.states.Publish(st)
+	return keys
 }

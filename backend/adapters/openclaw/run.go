@@ -224,26 +224,32 @@ func (r *run) handle(ev Event) bool {
 	followed := r.followed
 	r.mu.Unlock()
 	if m.Terminal() {
-		evs := r.filter(m)
-		last := evs[len(evs)-1]
-		if last.Kind == executor.KindDone && (last.Summary == "" || followed) {
-			// A followed run's reply may hold the earlier turn's text
-			// too; this run's own reply is what streamed since.
-			r.mu.Lock()
-			own := r.text.String()
-			if followed && r.ownFrom >= 0 && r.ownFrom <= len(own) {
-				own = own[r.ownFrom:]
-			}
-			if own != "" || last.Summary == "" {
-				evs[len(evs)-1].Summary = strings.TrimSpace(own)
-			}
-			r.mu.Unlock()
-		}
-		r.end(evs)
+		r.end(r.finalEvents(m, followed))
 		return true
 	}
 	r.emitAll(m)
 	return false
+}
+
+// finalEvents are a terminal frame's events, the done's summary being this
+// run's own reply: a followed run's reply may hold the earlier turn's text
+// too, and this run's own is what streamed since it was followed.
+func (r *run) finalEvents(m Mapped, followed bool) []executor.Event {
+	evs := r.filter(m)
+	last := evs[len(evs)-1]
+	if last.Kind != executor.KindDone || (last.Summary != "" && !followed) {
+		return evs
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	own := r.text.String()
+	if followed && r.ownFrom >= 0 && r.ownFrom <= len(own) {
+		own = own[r.ownFrom:]
+	}
+	if own != "" || last.Summary == "" {
+		evs[len(evs)-1].Summary = strings.TrimSpace(own)
+	}
+	return evs
 }
 
 func (r *run) emitAll(m Mapped) {
