@@ -157,10 +157,12 @@ func TestRetriesWhileTheGatewayStarts(t *testing.T) {
 
 func TestReconnectsAndResubscribes(t *testing.T) {
 	d := newDouble(t)
-	c := d.client(t)
+	// Subscribed before the first connect, so its event cannot be missed.
+	c := d.unstarted(t)
 	sub := c.Subscribe(64)
 	defer sub.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	c.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	stop, err := c.WatchSession(ctx, "agent:main:watched")
 	if err != nil {

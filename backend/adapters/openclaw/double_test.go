@@ -222,6 +222,15 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request) {
 // client connects a fresh client (fresh identity) to the double.
 func (d *double) client(t testing.TB, mutate ...func(*ClientOptions)) *Client {
 	t.Helper()
+	c := d.unstarted(t, mutate...)
+	c.Start()
+	return c
+}
+
+// unstarted is client before its Start, for a test that must subscribe
+// before the first connect.
+func (d *double) unstarted(t testing.TB, mutate ...func(*ClientOptions)) *Client {
+	t.Helper()
 	id, err := LoadIdentity(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +243,6 @@ func (d *double) client(t testing.TB, mutate ...func(*ClientOptions)) *Client {
 		f(&o)
 	}
 	c := NewClient(o)
-	c.Start()
 	t.Cleanup(c.Close)
 	return c
 }

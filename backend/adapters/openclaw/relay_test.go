@@ -85,7 +85,7 @@ func TestRelayAnswerInOpenClawWithdrawsOurs(t *testing.T) {
 	d.broadcast("exec.approval.resolved", map[string]any{"id": "ap-2", "decision": "allow-once"})
 	select {
 	case <-withdrawn:
-	case <-time.After(5 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal("our question was not withdrawn")
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -143,7 +143,7 @@ func TestRelayAnsweredInOpenClawWhileAwayWithdrawsOursOnReconnect(t *testing.T) 
 	for range 2 {
 		select {
 		case <-a.qs:
-		case <-time.After(5 * time.Second):
+		case <-time.After(20 * time.Second):
 			t.Fatal("the listed requests were not asked")
 		}
 	}
@@ -158,7 +158,7 @@ func TestRelayAnsweredInOpenClawWhileAwayWithdrawsOursOnReconnect(t *testing.T) 
 		if cmd != "rm -rf build" {
 			t.Fatalf("withdrew %q, want the one answered in OpenClaw", cmd)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal("the request answered while we were away was not withdrawn")
 	}
 	if r := d.requests("exec.approval.resolve"); len(r) != 0 {
