@@ -11,9 +11,12 @@
 //     idle timeout is aborted and recorded as timed_out; an adapter that
 //     ignores an abort is abandoned after a grace period.
 //   - A caller going away never stops a run; only Abort or Close does.
-//   - Events are persisted in order through one writer (the journal) and no
-//     event the host read is dropped; when they cannot be saved (a full
-//     disk) the run is stopped with a clear error rather than streaming on.
+//   - A run's row, events and run-end spend are persisted in order through
+//     one writer (the journal): one batch at a time, many runs' writes
+//     sharing a commit (group commit), a short run's whole life in the one
+//     commit that answers its result. No event the host read is dropped;
+//     when they cannot be saved (a full disk) the run is stopped with a
+//     clear error rather than streaming on.
 //   - A run's result is reported (Handle.Wait, Live) only once its row is
 //     durable. A final write that fails after the journal's retries ends the
 //     run failed in memory, saying its result was not saved; the host never
