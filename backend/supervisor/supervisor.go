@@ -51,7 +51,6 @@ import (
 	"github.com/clawboo/desktop/backend/redact"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/worktree"
-	"github.com/oklog/ulid/v2"
 )
 
 // Errors callers can match.
@@ -247,30 +246,6 @@ type StartParams struct {
 	// routedFrom is the runtime the governor moved the work away from.
 	routedFrom executor.ID
 	routedWhy  string
-}
-
-// startAdHoc admits a run that is not a task's (an agent's chat, a team
-// turn) and names it: a paused agent or team cap refuses it as it refuses a
-// task run, and a team turn asks the quota governor.
-func (s *Supervisor) startAdHoc(ctx context.Context, a *executor.Adapter, p *StartParams) (string, error) {
-	sc := budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}
-	if p.scopes != nil {
-		sc = *p.scopes
-	}
-	if sc != (budget.Scopes{}) {
-		if err := s.preflight(ctx, sc); err != nil {
-			return "", err
-		}
-	}
-	if p.Reason == "team-turn" {
-		if err := s.admit(ctx, a, p, QuotaWork{
-			AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
-			Message: p.Message, Reason: p.Reason,
-		}); err != nil {
-			return "", err
-		}
-	}
-	return ulid.Make().String(), nil
 }
 
 // Start records a new run and launches it on its runtime; the run proceeds

@@ -130,6 +130,30 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	return tc, runID, nil
 }
 
+// startAdHoc admits a run that is not a task's (an agent's chat, a team
+// turn) and names it: a paused agent or team cap refuses it as it refuses a
+// task run, and a team turn asks the quota governor.
+func (s *Supervisor) startAdHoc(ctx context.Context, a *executor.Adapter, p *StartParams) (string, error) {
+	sc := budget.Scopes{AgentID: p.AgentID, TeamID: p.TeamID}
+	if p.scopes != nil {
+		sc = *p.scopes
+	}
+	if sc != (budget.Scopes{}) {
+		if err := s.preflight(ctx, sc); err != nil {
+			return "", err
+		}
+	}
+	if p.Reason == "team-turn" {
+		if err := s.admit(ctx, a, p, QuotaWork{
+			AgentID: p.AgentID, TeamID: p.TeamID, Title: title(p.Message),
+			Message: p.Message, Reason: p.Reason,
+		}); err != nil {
+			return "", err
+		}
+	}
+	return ulid.Make().String(), nil
+}
+
 // preflight refuses a run whose agent, mission or team has a paused cap
 // budget, before anything is claimed or started.
 func (s *Supervisor) preflight(ctx context.Context, sc budget.Scopes) error {
