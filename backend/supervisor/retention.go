@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/store"
@@ -36,10 +37,17 @@ type retention struct {
 	s      *Supervisor
 	every  time.Duration
 	grace  time.Duration
-	queue  chan endedRun
 	ctx    context.Context // ends at close, stopping a compaction between chunks
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	// Ended runs reach the loop through pending, which ended appends to
+	// without waking it while its grace timer is set (armed): a run's end
+	// costs no wake-up, and the loop takes them all when the timer fires.
+	mu      sync.Mutex
+	pending []endedRun
+	armed   bool
+	wake    chan struct{} // cap 1: pending has runs and no timer is set
 }
 
 func newRetention(s *Supervisor, every, grace time.Duration) *retention {
@@ -49,7 +57,7 @@ func newRetention(s *Supervisor, every, grace time.Duration) *retention {
 	if grace <= 0 {
 		grace = defaultRetentionGrace
 	}
-	r := &retention{s: s, every: every, grace: grace, queue: make(chan endedRun, retentionQueue), done: make(chan struct{})}
+	r := &retention{s: s, every: every, grace: grace, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -60,10 +68,34 @@ func (r *retention) ended(id string, deltaBytes int64) {
 	if deltaBytes == 0 {
 		return
 	}
-	select {
-	case r.queue <- endedRun{id: id, deltaBytes: deltaBytes}:
-	default:
+	r.mu.Lock()
+	if len(r.pending) < retentionQueue {
+		r.pending = append(r.pending, endedRun{id: id, deltaBytes: deltaBytes, due: time.Now().Add(r.grace)})
 	}
+	wake := !r.armed
+	r.armed = true
+	r.mu.Unlock()
+	if wake {
+		signal(r.wake)
+	}
+}
+
+// take moves the pending runs into waiting (bounded) and says whether the
+// grace timer is to be set; when nothing waits, the next ended run wakes
+// the loop instead.
+func (r *retention) take(waiting []endedRun) ([]endedRun, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.pending {
+		if len(waiting) < retentionQueue {
+			waiting = append(waiting, e)
+		}
+	}
+	clear(r.pending)
+	r.pending = r.pending[:0]
+	slices.SortFunc(waiting, func(a, b endedRun) int { return a.due.Compare(b.due) })
+	r.armed = len(waiting) > 0
+	return waiting, r.armed
 }
 
 func (r *retention) loop() {
@@ -74,37 +106,33 @@ func (r *retention) loop() {
 	defer tick.Stop()
 	due := time.NewTimer(time.Hour)
 	due.Stop()
-	var waiting []endedRun // ended runs in their grace period
+	var waiting []endedRun // ended runs in their grace period, earliest due first
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case e := <-r.queue:
-			if len(waiting) >= retentionQueue {
-				continue // left to the age rule
-			}
-			e.due = time.Now().Add(r.grace)
-			if len(waiting) == 0 {
-				due.Reset(r.grace)
-			}
-			waiting = append(waiting, e)
+		case <-r.wake:
 		case <-due.C:
 			waiting = r.dueRuns(ctx, waiting)
-			if len(waiting) > 0 {
-				due.Reset(max(time.Until(waiting[0].due), time.Millisecond))
-			}
 		case <-tick.C:
 			r.byAge(ctx)
 			tick.Reset(r.every)
+			continue
+		}
+		var set bool
+		if waiting, set = r.take(waiting); set {
+			stopTimer(due)
+			due.Reset(max(time.Until(waiting[0].due), time.Millisecond))
 		}
 	}
 }
 
 // dueRuns compacts the waiting runs whose grace is over and nobody
-// watches, and returns the rest, earliest due first.
+// watches, and returns the rest (take orders them again).
 func (r *retention) dueRuns(ctx context.Context, waiting []endedRun) []endedRun {
 	now := time.Now()
 	rest := waiting[:0]
+	var b *store.Retention // read once a pass, when a run is due
 	for _, e := range waiting {
 		switch {
 		case e.due.After(now):
@@ -115,10 +143,13 @@ func (r *retention) dueRuns(ctx context.Context, waiting []endedRun) []endedRun 
 				rest = append(rest, e)
 			}
 		default:
-			r.bySize(ctx, e)
+			if b == nil {
+				bb := r.budgets(ctx)
+				b = &bb
+			}
+			r.bySize(ctx, *b, e)
 		}
 	}
-	slices.SortFunc(rest, func(a, b endedRun) int { return a.due.Compare(b.due) })
 	return rest
 }
 
@@ -130,8 +161,7 @@ func (r *retention) budgets(ctx context.Context) store.Retention {
 	return b
 }
 
-func (r *retention) bySize(ctx context.Context, e endedRun) {
-	b := r.budgets(ctx)
+func (r *retention) bySize(ctx context.Context, b store.Retention, e endedRun) {
 	if b.CompactOverBytes <= 0 || e.deltaBytes <= b.CompactOverBytes {
 		return
 	}
