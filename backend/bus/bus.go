@@ -10,7 +10,9 @@
 //     for each subscriber. A subscriber that cannot keep up within the bound
 //     is evicted (its channel is closed and Evicted reports true) rather
 //     than silently missing a value; it must re-sync from durable state.
-//   - Values are delivered to one subscriber in publish order.
+//   - Values are delivered to one subscriber in publish order; a
+//     subscription narrowed by Only is offered, in that order, just the
+//     values it keeps.
 //   - Close ends every subscription; publishing after Close does nothing.
 package bus
 
@@ -38,6 +40,7 @@ type Subscription[T any] struct {
 	b       *Broker[T]
 	evicted atomic.Bool
 	once    sync.Once
+	keep    atomic.Pointer[func(T) bool] // nil: every value
 }
 
 // New makes a broker whose PublishMust waits at most bound per subscriber
@@ -70,6 +73,17 @@ func (b *Broker[T]) Subscribe(buf int) *Subscription[T] {
 // ends for any reason.
 func (s *Subscription[T]) C() <-chan T { return s.ch }
 
+// Only narrows the subscription to the values keep accepts, judged by the
+// publisher: a value it refuses is never offered, so it neither wakes the
+// subscriber nor takes buffer room. keep must be quick and must not block.
+func (s *Subscription[T]) Only(keep func(T) bool) { s.keep.Store(&keep) }
+
+// wants reports whether v is to be offered to s.
+func (s *Subscription[T]) wants(v T) bool {
+	keep := s.keep.Load()
+	return keep == nil || (*keep)(v)
+}
+
 // Evicted reports whether the broker dropped this subscriber for being too
 // slow (or because the broker closed), so the caller knows to re-sync.
 func (s *Subscription[T]) Evicted() bool { return s.evicted.Load() }
@@ -93,6 +107,9 @@ func (b *Broker[T]) Publish(v T) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	for s := range b.subs {
+		if !s.wants(v) {
+			continue
+		}
 		select {
 		case s.ch <- v:
 		default:
@@ -107,6 +124,9 @@ func (b *Broker[T]) PublishMust(v T) {
 	b.mu.RLock()
 	var timer *time.Timer
 	for s := range b.subs {
+		if !s.wants(v) {
+			continue
+		}
 		select {
 		case s.ch <- v:
 			continue

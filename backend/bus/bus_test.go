@@ -136,3 +136,34 @@ func TestSubscribeAfterCloseThenCloseIsHarmless(t *testing.T) {
 	}
 	s.Close() // must not panic
 }
+
+// A subscription narrowed by Only is offered just the values it keeps, in
+// order: the others neither fill its buffer nor count as missed, so even a
+// subscriber that never reads is not evicted by values it does not want.
+func TestOnlyOffersJustTheKeptValues(t *testing.T) {
+	b := New[int](time.Millisecond)
+	even := b.Subscribe(2)
+	even.Only(func(v int) bool { return v%2 == 0 })
+	all := b.Subscribe(16)
+	for i := 1; i <= 5; i++ {
+		b.PublishMust(i)
+	}
+	b.Publish(7)
+	if even.Evicted() {
+		t.Fatal("values the subscriber does not want filled its buffer")
+	}
+	if got := []int{<-even.C(), <-even.C()}; got[0] != 2 || got[1] != 4 {
+		t.Fatalf("got %v", got)
+	}
+	select {
+	case v := <-even.C():
+		t.Fatalf("unexpected %d", v)
+	default:
+	}
+	for want := 1; want <= 5; want++ {
+		if v := <-all.C(); v != want {
+			t.Fatalf("the other subscriber got %d, want %d", v, want)
+		}
+	}
+	b.Close()
+}

@@ -139,7 +139,10 @@ func (s *Service) Start() {
 // WakeOn wakes the card for every value of sub that ours accepts (the
 // supervisor's updates of OpenClaw runs), until the service closes; it
 // closes sub then. A sub that ends first is simply no longer followed.
+// The broker offers it only the values ours accepts, so other runtimes'
+// runs do not wake this goroutine.
 func WakeOn[T any](s *Service, sub *bus.Subscription[T], ours func(T) bool) {
+	sub.Only(ours)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
