@@ -114,6 +114,7 @@ type Supervisor struct {
 	journal   *journal
 	resave    *resaver
 	retention *retention
+	drivers   *drivers
 
 	// Updates carries run lifecycle changes (created, running, finished).
 	Updates *bus.Broker[store.Run]
@@ -184,6 +185,7 @@ func New(ctx context.Context, opts Options) (*Supervisor, error) {
 	}
 	s.resave = newResaver()
 	s.retention = newRetention(s, opts.RetentionEvery, opts.RetentionGrace)
+	s.drivers = newDrivers()
 	go s.resaveLoop()
 	go s.retention.loop()
 	return s, nil
@@ -328,7 +330,7 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		s.opts.Log.Debug("run started", "run", id, "reason", p.Reason, "runtime", p.RuntimeID, "agent", p.AgentID, "team", l.view.TeamID)
 	}
 	s.Updates.PublishMust(l.snapshot())
-	go l.drive()
+	s.drivers.drive(l)
 	return &Handle{ID: id, live: l}, nil
 }
 
@@ -462,6 +464,7 @@ func (s *Supervisor) Close(ctx context.Context) error {
 		<-waited
 		err = fmt.Errorf("runs did not stop in time: %w", ctx.Err())
 	}
+	s.drivers.close()
 	s.retention.close()
 	s.stopResaver()
 	s.journal.close()
