@@ -82,7 +82,14 @@ win=$(timeout "$window_timeout" xdotool search --sync --onlyvisible --classname 
   fail "no visible window with WM_CLASS name '$wmclass' within ${window_timeout}s of the launch (the app $(kill -0 "$pid" 2>/dev/null && echo 'is still running' || echo 'has exited'))"
 [ -n "$win" ] || fail "no visible window with WM_CLASS name '$wmclass'"
 window_ms=$(ms_since "$t0")
+# The window can be mapped under the program's name a moment before the app
+# sets its title: wait for the title (a condition, with the same deadline).
+deadline=$(( $(date +%s) + window_timeout ))
 name=$(xdotool getwindowname "$win")
+while [ "$name" != Clawboo ] && [ "$(date +%s)" -lt "$deadline" ]; do
+  sleep 0.1
+  name=$(xdotool getwindowname "$win")
+done
 [ "$name" = Clawboo ] || fail "window $win is named '$name', want 'Clawboo'"
 wpid=$(xdotool getwindowpid "$win" 2>/dev/null || true)
 [ "$wpid" = "$pid" ] || fail "window $win belongs to pid '${wpid:-?}', not the launched app ($pid)"
