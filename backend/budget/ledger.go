@@ -35,13 +35,16 @@ type Options struct {
 }
 
 // Ledger records charges and keeps budgets. It holds no state of its own
-// beyond its dependencies: the database is the only truth, so any number
-// of goroutines may share one Ledger.
+// beyond its dependencies and the spend_unreported warning's window: the
+// database is the only truth, so any number of goroutines may share one
+// Ledger.
 type Ledger struct {
 	st     *store.Store
 	events *bus.Broker[Event]
 	log    *slog.Logger
 	now    func() time.Time
+
+	unreportedLog *unreportedLog
 }
 
 // New makes a Ledger. It panics without a Store, a wiring mistake.
@@ -49,7 +52,7 @@ func New(opts Options) *Ledger {
 	if opts.Store == nil {
 		panic("budget.New: Options.Store is nil")
 	}
-	l := &Ledger{st: opts.Store, events: opts.Events, log: opts.Log, now: opts.Now}
+	l := &Ledger{st: opts.Store, events: opts.Events, log: opts.Log, now: opts.Now, unreportedLog: &unreportedLog{}}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -221,9 +224,10 @@ func (l *Ledger) committed(c Charge, crossings []Crossing, changed []Budget) {
 // ChargeUnreported records the estimate for a run that ended without any
 // cost report: its characters in and out, four to a token, priced at the
 // model's rate (a local model stays free). Unless the run was aborted it
-// logs the spend_unreported warning, because a runtime that stops
-// reporting cost is usually a changed output format and budgets would
-// silently under-count.
+// logs the spend_unreported warning (at most once per runtime and model
+// per UnreportedEvery, counting the runs it did not name), because a
+// runtime that stops reporting cost is usually a changed output format and
+// budgets would silently under-count.
 func (l *Ledger) ChargeUnreported(ctx context.Context, c Charge, inChars, outChars int64, aborted bool) ([]Crossing, error) {
 	return l.Charge(ctx, l.unreported(c, inChars, outChars, aborted))
 }
@@ -234,11 +238,14 @@ func (l *Ledger) unreported(c Charge, inChars, outChars int64, aborted bool) Cha
 	if IsLocal("", c.Model) {
 		c.Kind, c.Nano = KindLocal, 0
 	}
-	if !aborted {
+	if aborted {
+		return c
+	}
+	if due, skipped := l.unreportedLog.due(c.RuntimeID, c.Model, l.now()); due {
 		l.log.Warn("spend_unreported", "action", "spend_unreported",
 			"hint", "budgets and caps under-count for this run; suspect a runtime output-format change",
 			"run_id", c.RunID, "runtime", c.RuntimeID, "model", c.Model,
-			"estimate", c.Nano.String())
+			"estimate", c.Nano.String(), "runs_not_logged", skipped)
 	}
 	return c
 }

@@ -270,3 +270,40 @@ func TestEventsArePublished(t *testing.T) {
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "|"), want)
 	}
 }
+
+// The spend_unreported warning is logged once per runtime and model a
+// window: the run that opens it is named, the next one counts the runs in
+// between, and another runtime or model has its own window.
+func TestChargeUnreportedWarnsOncePerWindow(t *testing.T) {
+	f := newFixture(t)
+	c := Charge{RuntimeID: "hermes", Model: "mystery", Scopes: Scopes{AgentID: "a1"}}
+	for _, id := range []string{"r1", "r2", "r3"} {
+		c.RunID = id
+		if _, err := f.l.ChargeUnreported(ctx, c, 40, 40, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(f.logs.String(), "msg=spend_unreported"); n != 1 || !strings.Contains(f.logs.String(), "run_id=r1") {
+		t.Fatalf("%d warnings for three runs in one window: %q", n, f.logs.String())
+	}
+	c.RunID, c.RuntimeID = "r-codex", "codex"
+	if _, err := f.l.ChargeUnreported(ctx, c, 40, 40, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.logs.String(), "run_id=r-codex") {
+		t.Fatalf("another runtime shares the window: %q", f.logs.String())
+	}
+	f.clock.add(UnreportedEvery)
+	c.RunID, c.RuntimeID = "r4", "hermes"
+	if _, err := f.l.ChargeUnreported(ctx, c, 40, 40, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.logs.String(), "run_id=r4") || !strings.Contains(f.logs.String(), "runs_not_logged=2") {
+		t.Fatalf("the next window's warning: %q", f.logs.String())
+	}
+	for _, id := range []string{"r1", "r2", "r3", "r4"} {
+		if n, kind, err := f.l.RunSpend(ctx, id); err != nil || n <= 0 || kind != KindCharEstimate {
+			t.Fatalf("%s: every run is still charged: %v %s %v", id, n, kind, err)
+		}
+	}
+}
