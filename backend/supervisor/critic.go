@@ -13,6 +13,22 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
+// criticWanted reports whether the task's change is reviewed: the task's
+// critic mode, its team's switch and how risky the change is.
+func (l *liveRun) criticWanted(ctx context.Context, change worktree.Outcome) bool {
+	t := l.task.task
+	mode, err := review.ParseMode(t.Critic)
+	if err != nil {
+		mode = review.Auto
+	}
+	teamOn := true
+	if t.TeamID != nil && l.s.opts.TeamCritic != nil {
+		teamOn = l.s.opts.TeamCritic(ctx, *t.TeamID)
+	}
+	risky := review.Risky(t.ParentID != nil, review.Change{Files: change.Files, Insertions: change.Insertions, Deletions: change.Deletions})
+	return review.Wanted(mode, teamOn, risky)
+}
+
 // criticGate runs the critic (backend/review) on a verified change the task
 // asks to have reviewed. It returns handled false when the task proceeds as
 // it would have (no review, a pass, debt recorded as a comment, or a critic
@@ -26,16 +42,7 @@ func (l *liveRun) criticGate(ctx context.Context, change worktree.Outcome, verif
 ) (note string, handled bool) {
 	s, tc := l.s, l.task
 	t := tc.task
-	mode, err := review.ParseMode(t.Critic)
-	if err != nil {
-		mode = review.Auto
-	}
-	teamOn := true
-	if t.TeamID != nil && s.opts.TeamCritic != nil {
-		teamOn = s.opts.TeamCritic(ctx, *t.TeamID)
-	}
-	risky := review.Risky(t.ParentID != nil, review.Change{Files: change.Files, Insertions: change.Insertions, Deletions: change.Deletions})
-	if !review.Wanted(mode, teamOn, risky) {
+	if !l.criticWanted(ctx, change) {
 		return "", false
 	}
 	comment := func(body string) {

@@ -165,33 +165,11 @@ func (l *liveRun) drive() {
 		Context: l.params.Context, Model: l.params.Model, WorkDir: l.params.workDir, Emitter: l.em,
 		SessionKey: l.params.SessionKey, TeamID: l.params.TeamID, Delegate: l.params.Delegate,
 	}
-	if l.task != nil {
-		req.SessionKey = "task:" + l.task.task.ID
-		req.TeamID = l.task.scopes.TeamID
-		req.Env = board.PortEnv(l.task.ports) // never logged
-		secrets, hider, err := l.taskSecrets(ctx)
-		if err != nil {
-			stopLaunchWatch()
-			l.em.Abandon()
-			o.hostError = "secrets: " + err.Error()
-			l.finish(&o)
-			return
-		}
-		if req.Env == nil && len(secrets) > 0 {
-			req.Env = map[string]string{}
-		}
-		for k, v := range secrets {
-			if _, host := req.Env[k]; !host {
-				req.Env[k] = v
-			}
-		}
-		l.hider = hider
-		if l.task.wt != nil && !l.setupPhase(ctx, &o) {
-			stopLaunchWatch()
-			l.em.Abandon()
-			l.finish(&o)
-			return
-		}
+	if l.task != nil && !l.prepareTask(ctx, &req, &o) {
+		stopLaunchWatch()
+		l.em.Abandon()
+		l.finish(&o)
+		return
 	}
 	req.Resume = l.resumeFor(ctx, req.SessionKey)
 	l.sessionKey = req.SessionKey
@@ -225,6 +203,31 @@ func (l *liveRun) drive() {
 	}
 	l.consume(run, events, &o)
 	l.finish(&o)
+}
+
+// prepareTask readies a task run's launch: its session and team, its
+// ports and the vault secrets it names in the runtime's environment, and
+// the repository's setup. It reports false, with o saying why, when the
+// run cannot start.
+func (l *liveRun) prepareTask(ctx context.Context, req *executor.StartRequest, o *outcome) bool {
+	req.SessionKey = "task:" + l.task.task.ID
+	req.TeamID = l.task.scopes.TeamID
+	req.Env = board.PortEnv(l.task.ports) // never logged
+	secrets, hider, err := l.taskSecrets(ctx)
+	if err != nil {
+		o.hostError = "secrets: " + err.Error()
+		return false
+	}
+	if req.Env == nil && len(secrets) > 0 {
+		req.Env = map[string]string{}
+	}
+	for k, v := range secrets {
+		if _, host := req.Env[k]; !host {
+			req.Env[k] = v
+		}
+	}
+	l.hider = hider
+	return l.task.wt == nil || l.setupPhase(ctx, o)
 }
 
 // consume reads events until done, a closed stream, or abandonment.

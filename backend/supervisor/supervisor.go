@@ -278,18 +278,7 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		agent = &p.AgentID
 	}
 	l := newLiveRun(s, id, a, p, now)
-	l.task = tc
-	if tc != nil {
-		l.view.TaskID = &tc.task.ID
-		if tc.scopes.TeamID != "" {
-			l.view.TeamID = &tc.scopes.TeamID
-		}
-	} else if p.TeamID != "" {
-		l.view.TeamID = &p.TeamID
-	}
-	if p.Model != "" {
-		l.view.Model = &p.Model
-	}
+	l.setTask(tc)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -332,6 +321,23 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 	s.Updates.PublishMust(l.snapshot())
 	s.drivers.drive(l)
 	return &Handle{ID: id, live: l}, nil
+}
+
+// setTask makes l a run of task tc (nil: an ad-hoc run) and fills the
+// view's task, team and model.
+func (l *liveRun) setTask(tc *taskCtx) {
+	l.task = tc
+	if tc != nil {
+		l.view.TaskID = &tc.task.ID
+		if tc.scopes.TeamID != "" {
+			l.view.TeamID = &tc.scopes.TeamID
+		}
+	} else if l.params.TeamID != "" {
+		l.view.TeamID = &l.params.TeamID
+	}
+	if l.params.Model != "" {
+		l.view.Model = &l.params.Model
+	}
 }
 
 // Abort is a person's stop of a live run: it ends aborted with an error

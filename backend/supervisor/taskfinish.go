@@ -102,16 +102,23 @@ func (l *liveRun) finishTask(o *outcome, run store.Run) {
 	}
 	finish(board.Outcome{To: to, Verification: verif, Comment: agentComment(l, joinNote(report, note))})
 	if verif != nil && verif.Passed {
-		l.mu.Lock()
-		t := l.taskFinal
-		l.mu.Unlock()
-		if t != nil && t.ID != "" {
-			landed := l.landWhenGreen(ctx, *t)
-			l.mu.Lock()
-			l.taskFinal = &landed
-			l.mu.Unlock()
-		}
+		l.landFinal(ctx)
 	}
+}
+
+// landFinal lands the task as the run left it when its team merges
+// verified changes (landWhenGreen), and keeps the task as landing left it.
+func (l *liveRun) landFinal(ctx context.Context) {
+	l.mu.Lock()
+	t := l.taskFinal
+	l.mu.Unlock()
+	if t == nil || t.ID == "" {
+		return
+	}
+	landed := l.landWhenGreen(ctx, *t)
+	l.mu.Lock()
+	l.taskFinal = &landed
+	l.mu.Unlock()
 }
 
 func joinNote(report, note string) string {
