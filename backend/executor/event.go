@@ -18,6 +18,10 @@ const (
 	// (or its provider) told us about; the host keeps the latest per
 	// runtime, account and window in its quota ledger.
 	KindQuota Kind = "quota"
+	// KindPlan is the agent's plan for the turn as it stands now (ACP's
+	// plan update): every step each time, so the latest plan event is the
+	// whole plan.
+	KindPlan Kind = "plan"
 )
 
 // Phase is a status event's phase.
@@ -69,6 +73,7 @@ type Usage struct {
 //	error        Code, Message, Fatal
 //	done         Reason, Summary, Usage?, CostUSD?
 //	quota        Quota
+//	plan         Plan
 type Event struct {
 	RunID RunID `json:"runId"`
 	Seq   int64 `json:"seq"`
@@ -106,6 +111,17 @@ type Event struct {
 	Summary string     `json:"summary,omitempty"`
 
 	Quota *QuotaWindow `json:"quota,omitempty"`
+
+	Plan []PlanStep `json:"plan,omitempty"`
+}
+
+// PlanStep is one step of an agent's plan. Status is "pending",
+// "in_progress" or "completed"; Priority "high", "medium" or "low" (ACP's
+// words, kept as the agent sent them).
+type PlanStep struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Priority string `json:"priority,omitempty"`
 }
 
 // Quota window statuses, as Claude Code's rate_limit_event spells them.
@@ -169,6 +185,9 @@ func Error(code, msg string, fatal bool) Event {
 
 // Quota is a quota event reporting one window.
 func Quota(w QuotaWindow) Event { return Event{Kind: KindQuota, Quota: &w} }
+
+// Plan is a plan event: the whole plan as it stands.
+func Plan(steps []PlanStep) Event { return Event{Kind: KindPlan, Plan: steps} }
 
 // Done is the terminal event.
 func Done(reason DoneReason, summary string) Event {

@@ -27,6 +27,14 @@ func (r *Registry) Register(a Adapter) error {
 	return nil
 }
 
+// Unregister removes the adapter with this id (a person's ACP agent they
+// removed); runs already started keep their adapter.
+func (r *Registry) Unregister(id ID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.adapters, id)
+}
+
 // Get returns the adapter with this id.
 func (r *Registry) Get(id ID) (Adapter, bool) {
 	r.mu.RLock()

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,7 +79,7 @@ func CheckStream(t *testing.T, id executor.RunID, evs []executor.Event) executor
 		}
 		switch ev.Kind {
 		case executor.KindStatus, executor.KindTextDelta, executor.KindToolCall, executor.KindToolResult,
-			executor.KindCost, executor.KindError, executor.KindQuota:
+			executor.KindCost, executor.KindError, executor.KindQuota, executor.KindPlan:
 		case executor.KindDone:
 			if i != len(evs)-1 {
 				t.Fatalf("done at %d of %d: nothing may follow done", i, len(evs))
@@ -99,11 +100,18 @@ var knownIDs = map[executor.ID]bool{
 	executor.Native: true, executor.OpenClaw: true, executor.Mock: true,
 }
 
+// knownID: one of the product's runtimes, or an ACP agent's ("acp-"
+// and a name), whose ids are made from the catalog and a person's entries.
+func knownID(id executor.ID) bool {
+	name, acp := strings.CutPrefix(string(id), "acp-")
+	return knownIDs[id] || acp && name != ""
+}
+
 // RunContract runs the suite.
 func RunContract(t *testing.T, h Harness) {
 	t.Run("identity", func(t *testing.T) {
 		a := h.New(t)
-		if !knownIDs[a.ID()] || a.ID() != h.New(t).ID() {
+		if !knownID(a.ID()) || a.ID() != h.New(t).ID() {
 			t.Fatalf("id %q is not a stable known runtime id", a.ID())
 		}
 		if a.Name() == "" {
