@@ -111,6 +111,8 @@ type Backend struct {
 	// runtimesChanged wakes live streams when a runtime's state may have
 	// changed.
 	runtimesChanged *bus.Broker[struct{}]
+	// acp adds and removes a person's own ACP agents (acp.go).
+	acp *acpAgents
 
 	closeMu sync.Mutex
 	closed  bool
@@ -223,6 +225,10 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
+	if b.acp, err = b.openACP(ctx, opts); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
 	if err := b.openTeams(ctx); err != nil {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("start teams: %w", err)
@@ -242,7 +248,7 @@ func (b *Backend) openAPI(opts Options) *api.API {
 		Store: b.Store, Supervisor: b.Supervisor, Catalog: b.Catalog, RuntimesChanged: b.runtimesChanged, UI: opts.UI,
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
-		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault,
+		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, ACPAgents: b.acp,
 		Log: b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
 }

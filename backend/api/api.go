@@ -95,6 +95,8 @@ type Options struct {
 	// feeds the "quota" events of /api/events.
 	Quota       *quota.Service
 	QuotaEvents *bus.Broker[quota.Event]
+	// ACPAgents adds and removes a person's own ACP agents (nil: 503).
+	ACPAgents ACPAgents
 	// Secrets holds the user's named task secrets (nil: 503).
 	Secrets TaskSecrets
 	// Autostart is "start at login" (its zero value: the process's own
@@ -162,6 +164,8 @@ func (a *API) routes() {
 	a.mux.Handle("/api/runtimes/{id}/disconnect", methods{"POST": a.disconnect})
 	a.mux.Handle("/api/runtimes/{id}/healthcheck", methods{"POST": a.healthcheck})
 	a.mux.Handle("/api/runtimes/{id}/recheck", methods{"POST": a.recheck})
+	a.mux.Handle("/api/acp/agents", methods{"POST": a.addACPAgent})
+	a.mux.Handle("/api/acp/agents/{runtimeId}", methods{"DELETE": a.removeACPAgent})
 	a.mux.Handle("/api/settings/ollama-base-url", methods{"GET": a.getOllamaURL, "PUT": a.putOllamaURL})
 	a.mux.Handle("/api/runs", methods{"GET": a.listRuns})
 	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})

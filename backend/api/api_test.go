@@ -172,10 +172,11 @@ func TestRuntimesListsMockOnlyUnderRuntimes(t *testing.T) {
 			mockEntry = &l.Runtimes[i]
 		}
 	}
-	if len(l.Runtimes) != 5 || mockEntry == nil || !mockEntry.Health.OK || mockEntry.ConnectionState != runtimes.StateReady || !mockEntry.CanRun {
+	acp := len(runtimes.ACPDescriptors())
+	if len(l.Runtimes) != 5+acp || mockEntry == nil || !mockEntry.Health.OK || mockEntry.ConnectionState != runtimes.StateReady || !mockEntry.CanRun {
 		t.Fatalf("%+v", l.Runtimes)
 	}
-	if len(l.Available) != 4 {
+	if len(l.Available) != 4+acp {
 		t.Fatalf("%+v", l.Available)
 	}
 	for _, d := range l.Available {

@@ -175,6 +175,10 @@ func (r *Resolver) search(name string) string {
 	return ""
 }
 
+// IsExecutableFile says p is a regular file (through symlinks) a user
+// may execute.
+func IsExecutableFile(p string) bool { return isExecutable(p) }
+
 func isExecutable(p string) bool {
 	st, err := os.Stat(p) // follows symlinks: npm's bin entries are links
 	if err != nil || !st.Mode().IsRegular() {

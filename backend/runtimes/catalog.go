@@ -21,9 +21,14 @@ package runtimes
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,13 +111,68 @@ func (c *Catalog) WatchPaths() []string {
 
 // Descriptor returns the catalog entry of a runtime.
 func (c *Catalog) Descriptor(id executor.ID) (Descriptor, bool) {
-	for _, d := range c.descs {
+	for _, d := range c.descriptors() {
 		if d.ID == id {
 			return d, true
 		}
 	}
 	return Descriptor{}, false
 }
+
+// descriptors is a copy of the catalog's list (a person's ACP agents come
+// and go while it is read).
+func (c *Catalog) descriptors() []Descriptor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.descs)
+}
+
+// ListDescriptors is every runtime of the catalog, as it stands now.
+func (c *Catalog) ListDescriptors() []Descriptor { return c.descriptors() }
+
+// AddACP lists a person's ACP agent (made by CustomACP); its id must be
+// free.
+func (c *Catalog) AddACP(d Descriptor) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d.Family != FamilyACP || d.ACP == nil || !strings.HasPrefix(string(d.ID), ACPPrefix) {
+		return fmt.Errorf("not an ACP agent: %s", d.ID)
+	}
+	for _, e := range c.descs {
+		if e.ID == d.ID {
+			return fmt.Errorf("runtime %s already exists", d.ID)
+		}
+	}
+	c.descs = append(c.descs, d)
+	return nil
+}
+
+// RemoveACP drops a person's ACP agent; the catalog's own are not
+// removable (ErrNotCustom).
+func (c *Catalog) RemoveACP(id executor.ID) (Descriptor, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, d := range c.descs {
+		if d.ID != id {
+			continue
+		}
+		if d.ACP == nil || !d.ACP.Custom {
+			return Descriptor{}, ErrNotCustom
+		}
+		c.descs = slices.Delete(c.descs, i, i+1)
+		return d, nil
+	}
+	return Descriptor{}, ErrUnknownRuntime
+}
+
+// Taken says whether an id is a listed runtime.
+func (c *Catalog) Taken(id executor.ID) bool {
+	_, ok := c.Descriptor(id)
+	return ok
+}
+
+// ErrNotCustom refuses removing a runtime a person did not add.
+var ErrNotCustom = errors.New("only an ACP agent you added can be removed")
 
 // VaultInfo says where keys are kept, for the UI.
 type VaultInfo struct {
@@ -132,9 +192,10 @@ type Listing struct {
 // catalog. Health of registered adapters is probed concurrently, each
 // bounded by executor.HealthTimeout.
 func (c *Catalog) List(ctx context.Context) Listing {
-	entries := make([]Entry, len(c.descs))
+	descs := c.descriptors()
+	entries := make([]Entry, len(descs))
 	var wg sync.WaitGroup
-	for i, d := range c.descs {
+	for i, d := range descs {
 		wg.Add(1)
 		go func(i int, d Descriptor) {
 			defer wg.Done()
@@ -143,7 +204,7 @@ func (c *Catalog) List(ctx context.Context) Listing {
 	}
 	wg.Wait()
 	var avail []Descriptor
-	for _, d := range c.descs {
+	for _, d := range descs {
 		if d.ID != executor.Mock {
 			avail = append(avail, d)
 		}
@@ -184,6 +245,9 @@ func (c *Catalog) Recheck(ctx context.Context, id executor.ID) {
 }
 
 func (c *Catalog) find(name string) (string, bool) {
+	if filepath.IsAbs(name) {
+		return name, proc.IsExecutableFile(name)
+	}
 	if c.opts.Resolver == nil {
 		return "", false
 	}

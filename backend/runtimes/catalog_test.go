@@ -152,6 +152,9 @@ func TestListingFreshMachine(t *testing.T) {
 		executor.ClaudeCode: StateNotInstalled, executor.Codex: StateNotInstalled, executor.Hermes: StateNotInstalled,
 		executor.Native: StateNeedsAuth, executor.Mock: StateReady,
 	}
+	for _, d := range ACPDescriptors() { // listed whether installed or not
+		want[d.ID] = StateNotInstalled
+	}
 	if len(l.Runtimes) != len(want) {
 		t.Fatalf("%d runtimes", len(l.Runtimes))
 	}
@@ -174,7 +177,7 @@ func TestListingFreshMachine(t *testing.T) {
 			t.Fatalf("%s listed as available", d.ID)
 		}
 	}
-	if len(l.Available) != 4 || l.Vault.Backend != "file" {
+	if len(l.Available) != 4+len(ACPDescriptors()) || l.Vault.Backend != "file" {
 		t.Fatalf("%+v %+v", l.Available, l.Vault)
 	}
 }

@@ -126,7 +126,7 @@ func (c *Catalog) Disconnect(ctx context.Context, id executor.ID) (ConnectResult
 	if !ok {
 		return ConnectResult{}, ErrUnknownRuntime
 	}
-	if d.AuthKind != AuthAPIKey {
+	if d.AuthKind != AuthAPIKey && d.AuthKind != AuthAgent {
 		return ConnectResult{OK: true, ConnectionState: c.state(ctx, id), LoginCommand: d.LoginCommand}, nil
 	}
 	for _, slot := range c.slots(d) {

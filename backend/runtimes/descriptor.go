@@ -13,6 +13,10 @@ const (
 	AuthAPIKey AuthKind = "api-key"
 	AuthOAuth  AuthKind = "oauth"
 	AuthNone   AuthKind = "none"
+	// AuthAgent: the agent keeps its own login (its LoginCommand); Clawboo
+	// cannot see it, so the runtime is ready once installed, and keys in
+	// its slots are passed when connected.
+	AuthAgent AuthKind = "agent-login"
 )
 
 // ConnectionState drives the runtime card in the UI.
@@ -39,6 +43,7 @@ const (
 type Descriptor struct {
 	ID             executor.ID `json:"id"`
 	Name           string      `json:"name"`
+	Family         string      `json:"family"`
 	BuiltIn        bool        `json:"builtIn"`
 	AuthKind       AuthKind    `json:"authKind"`
 	EnvVar         *string     `json:"envVar"`
@@ -53,6 +58,8 @@ type Descriptor struct {
 	Package   string    `json:"-"`
 	// Providers a key can be connected for (built-in native: all of them).
 	Providers []string `json:"providers"`
+	// ACP is how an ACP agent is started (family acp only).
+	ACP *ACPCommand `json:"acp,omitempty"`
 }
 
 func ptr(s string) *string { return &s }
@@ -67,8 +74,14 @@ func (d Descriptor) slots() []string {
 }
 
 // Descriptors is the catalog of connectable runtimes (seed 002's
-// per-runtime matrix). OpenClaw is connected differently and is not here.
+// per-runtime matrix) and the ACP agents' (ACPDescriptors). OpenClaw is
+// connected differently and is not here; a person's own ACP agents are
+// added to a Catalog as it runs (AddACP).
 func Descriptors() []Descriptor {
+	return append(builtinDescriptors(), ACPDescriptors()...)
+}
+
+func builtinDescriptors() []Descriptor {
 	var nativeAlt, nativeProviders []string
 	for _, p := range config.Providers {
 		nativeProviders = append(nativeProviders, p.ID)
@@ -78,22 +91,22 @@ func Descriptors() []Descriptor {
 	}
 	return []Descriptor{
 		{
-			ID: executor.ClaudeCode, Name: "Claude Code", AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"), AltEnvVars: []string{},
+			ID: executor.ClaudeCode, Name: "Claude Code", Family: FamilyCLI, AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"), AltEnvVars: []string{},
 			InstallCommand: ptr("npm install -g @anthropic-ai/claude-code@2"), Installer: InstallNpm, Package: "@anthropic-ai/claude-code@2",
 			DocsURL: "https://docs.claude.com/en/docs/claude-code/overview", HealthBin: ptr("claude"), Providers: []string{"anthropic"},
 		},
 		{
-			ID: executor.Codex, Name: "Codex", AuthKind: AuthOAuth, AltEnvVars: []string{},
+			ID: executor.Codex, Name: "Codex", Family: FamilyCLI, AuthKind: AuthOAuth, AltEnvVars: []string{},
 			InstallCommand: ptr("npm install -g @openai/codex@0"), Installer: InstallNpm, Package: "@openai/codex@0",
 			DocsURL: "https://developers.openai.com/codex/cli", HealthBin: ptr("codex"), LoginCommand: ptr("codex login"), Providers: []string{},
 		},
 		{
-			ID: executor.Hermes, Name: "Hermes", AuthKind: AuthAPIKey, EnvVar: ptr("OPENROUTER_API_KEY"), AltEnvVars: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"},
+			ID: executor.Hermes, Name: "Hermes", Family: FamilyCLI, AuthKind: AuthAPIKey, EnvVar: ptr("OPENROUTER_API_KEY"), AltEnvVars: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"},
 			InstallCommand: ptr("pipx install 'hermes-agent<1'"), Installer: InstallPip, Package: "hermes-agent<1",
 			DocsURL: "https://hermes-agent.nousresearch.com/docs", HealthBin: ptr("hermes"), Providers: []string{"openrouter", "anthropic", "openai"},
 		},
 		{
-			ID: executor.Native, Name: "Clawboo Native", BuiltIn: true, AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"),
+			ID: executor.Native, Name: "Clawboo Native", Family: FamilyNative, BuiltIn: true, AuthKind: AuthAPIKey, EnvVar: ptr("ANTHROPIC_API_KEY"),
 			AltEnvVars: nativeAlt, DocsURL: "https://docs.claw.boo/runtimes/native", Providers: nativeProviders,
 		},
 	}
@@ -102,7 +115,7 @@ func Descriptors() []Descriptor {
 // mockDescriptor describes clawboo-mock for its runtimes[] entry only.
 func mockDescriptor() Descriptor {
 	return Descriptor{
-		ID: executor.Mock, Name: "Mock (fault injection)", BuiltIn: true, AuthKind: AuthNone, AltEnvVars: []string{},
+		ID: executor.Mock, Name: "Mock (fault injection)", Family: FamilyMock, BuiltIn: true, AuthKind: AuthNone, AltEnvVars: []string{},
 		DocsURL: "https://docs.claw.boo/reference/packages/adapters", Providers: []string{},
 	}
 }
@@ -112,7 +125,7 @@ func DeriveState(installed bool, kind AuthKind, hasCredential, loggedIn bool) Co
 	switch {
 	case !installed:
 		return StateNotInstalled
-	case kind == AuthNone:
+	case kind == AuthNone, kind == AuthAgent:
 		return StateReady
 	case kind == AuthOAuth && loggedIn, kind == AuthAPIKey && hasCredential:
 		return StateReady

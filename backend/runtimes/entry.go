@@ -68,7 +68,7 @@ func (c *Catalog) entry(ctx context.Context, d Descriptor) Entry {
 			e.LoggedIn, e.HasCredential = true, true
 			e.CredentialSource = ptr("login")
 		}
-	case AuthAPIKey:
+	case AuthAPIKey, AuthAgent:
 		for _, p := range c.keySlots(d) {
 			e.Keys = append(e.Keys, p)
 			if p.Connected && !e.HasCredential {

@@ -1,0 +1,184 @@
+package backend
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/approval"
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/internal/testkit"
+)
+
+// buildFakeACP builds the scripted ACP agent into a fresh folder.
+func buildFakeACP(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fakeacp")
+	out, err := exec.Command("go", "build", "-o", p, "github.com/clawboo/desktop/backend/fakes/fakeacp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build fakeacp: %v\n%s", err, out)
+	}
+	return p
+}
+
+// acpHome opens a backend on home (served on loopback, so runs reach the
+// MCP servers).
+func acpHome(t *testing.T, home string) (*Backend, http.Handler) {
+	t.Helper()
+	env := map[string]string{"HOME": home, config.EnvVault: "file", "PATH": os.Getenv("PATH")}
+	cfg, err := config.Load(home, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(context.Background(), Options{
+		Config: cfg, Getenv: func(k string) string { return env[k] },
+		Environ: func() []string { return []string{"HOME=" + home, "PATH=" + env["PATH"]} },
+		Log:     slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveForTest(t, b)
+	return b, authed(b)
+}
+
+type acpRuntime struct {
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	Family          string `json:"family"`
+	CanRun          bool   `json:"canRun"`
+	ConnectionState string `json:"connectionState"`
+	ACP             *struct {
+		Command string   `json:"command"`
+		Custom  bool     `json:"custom"`
+		EnvVars []string `json:"envVars"`
+	} `json:"acp"`
+}
+
+func listedACP(t *testing.T, h http.Handler) map[string]acpRuntime {
+	t.Helper()
+	var l struct{ Runtimes []acpRuntime }
+	e2eDo(t, h, "GET", "/api/runtimes", nil, &l)
+	out := map[string]acpRuntime{}
+	for _, r := range l.Runtimes {
+		if r.Family == "acp" {
+			out[r.ID] = r
+		}
+	}
+	return out
+}
+
+// TestACPAgentsThroughTheAPI: the catalog's ACP agents are listed installed
+// or not; a person's own agent is checked, listed, run, asks its
+// permission through the approvals API, outlives a restart, and is
+// removed only when nothing runs on it.
+func TestACPAgentsThroughTheAPI(t *testing.T) {
+	fake := buildFakeACP(t)
+	home := t.TempDir()
+	b, h := acpHome(t, home)
+
+	listed := listedACP(t, h)
+	for _, id := range []string{"acp-gemini", "acp-opencode", "acp-copilot", "acp-claude", "acp-goose"} {
+		if r, ok := listed[id]; !ok || r.ConnectionState != "not-installed" || !r.CanRun {
+			t.Fatalf("%s: %+v (listed %v)", id, r, ok)
+		}
+	}
+
+	for _, bad := range []map[string]any{
+		{"name": "x", "command": "fakeacp; rm -rf ~"},
+		{"name": "x", "command": "./fakeacp"},
+		{"name": "x", "command": "no-such-acp-agent-program"},
+		{"name": "x", "command": "/etc/passwd"},
+		{"name": "x", "command": fake, "args": []string{"$(whoami)"}},
+		{"name": "x", "command": fake, "envVars": []string{"BAD-NAME"}},
+		{"name": "", "command": fake},
+	} {
+		var e struct{ Error string }
+		if code := e2eDo(t, h, "POST", "/api/acp/agents", bad, &e); code != http.StatusBadRequest || e.Error == "" {
+			t.Fatalf("%v: %d %q", bad, code, e.Error)
+		}
+	}
+
+	var made struct{ Runtime acpRuntime }
+	if code := e2eDo(t, h, "POST", "/api/acp/agents", map[string]any{"name": "Fake Agent", "command": fake, "envVars": []string{"FAKE_TOKEN"}}, &made); code != http.StatusCreated {
+		t.Fatalf("add: %d", code)
+	}
+	r := made.Runtime
+	if r.ID != "acp-fake-agent" || r.Family != "acp" || !r.CanRun || r.ConnectionState != "ready" || r.ACP == nil || !r.ACP.Custom || r.ACP.Command != fake {
+		t.Fatalf("made %+v", r)
+	}
+
+	var res taskRunResult
+	e2eDo(t, h, "POST", "/api/runtimes/acp-fake-agent/run", map[string]any{"message": "!say hello"}, &res)
+	if !res.OK || res.Summary != "hello" {
+		t.Fatalf("run: %+v", res)
+	}
+
+	// A permission the agent asks is an approval answered through the API.
+	var started struct{ RunID string }
+	e2eDo(t, h, "POST", "/api/runtimes/acp-fake-agent/run", map[string]any{"message": "!ask deploy to prod", "wait": false}, &started)
+	var ask approval.Request
+	testkit.EventuallySays(t, 20*time.Second, "the agent's permission request is pending", func() (bool, string) {
+		var l struct{ Approvals []approval.Request }
+		e2eDo(t, h, "GET", "/api/approvals", nil, &l)
+		for _, a := range l.Approvals {
+			if a.RunID == started.RunID {
+				ask = a
+				return true, ""
+			}
+		}
+		return false, "no approval yet"
+	})
+	if ask.Tool != "deploy to prod" || !strings.Contains(ask.Args, "deploy to prod") {
+		t.Fatalf("approval %+v", ask)
+	}
+	if code := e2eDo(t, h, "POST", "/api/approvals/"+ask.ID+"/resolve", map[string]any{"decision": "approve"}, nil); code != http.StatusOK {
+		t.Fatalf("resolve: %d", code)
+	}
+	testkit.EventuallySays(t, 20*time.Second, "the run ends told its answer", func() (bool, string) {
+		var run struct{ Status, Summary string }
+		e2eDo(t, h, "GET", "/api/runs/"+started.RunID, nil, &run)
+		return run.Status == "succeeded" && run.Summary == "permission: allow-once", run.Status + " " + run.Summary
+	})
+
+	// The agent outlives a restart.
+	if err := b.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b, h = acpHome(t, home)
+	defer b.Close(context.Background())
+	if r, ok := listedACP(t, h)["acp-fake-agent"]; !ok || r.ConnectionState != "ready" || r.ACP.EnvVars[0] != "FAKE_TOKEN" {
+		t.Fatalf("after a restart: %+v (%v)", r, ok)
+	}
+
+	// Removed only when no agent runs on it; the catalog's are not removable.
+	var made2 struct{ Agent struct{ ID string } }
+	if code := e2eDo(t, h, "POST", "/api/agents", map[string]any{"name": "Fakey", "runtime": "acp-fake-agent"}, &made2); code != http.StatusCreated {
+		t.Fatalf("an agent on the ACP runtime: %d", code)
+	}
+	agent := made2.Agent
+	if code := e2eDo(t, h, "DELETE", "/api/acp/agents/acp-fake-agent", nil, nil); code != http.StatusConflict {
+		t.Fatalf("delete while an agent runs on it: %d", code)
+	}
+	if code := e2eDo(t, h, "DELETE", "/api/agents/"+agent.ID, nil, nil); code/100 != 2 {
+		t.Fatalf("delete the agent: %d", code)
+	}
+	if code := e2eDo(t, h, "DELETE", "/api/acp/agents/acp-fake-agent", nil, nil); code != http.StatusNoContent {
+		t.Fatalf("delete: %d", code)
+	}
+	if _, ok := listedACP(t, h)["acp-fake-agent"]; ok {
+		t.Fatal("still listed after its removal")
+	}
+	if code := e2eDo(t, h, "DELETE", "/api/acp/agents/acp-fake-agent", nil, nil); code != http.StatusNotFound {
+		t.Fatalf("a second delete: %d", code)
+	}
+	if code := e2eDo(t, h, "DELETE", "/api/acp/agents/acp-gemini", nil, nil); code != http.StatusConflict {
+		t.Fatalf("delete a catalog agent: %d", code)
+	}
+}

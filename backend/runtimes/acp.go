@@ -1,0 +1,175 @@
+package runtimes
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/proc"
+)
+
+// Families of runtimes, as GET /api/runtimes names them.
+const (
+	FamilyCLI    = "cli"    // a CLI adapted by hand (Claude Code, Codex, Hermes)
+	FamilyNative = "native" // Clawboo's own loop
+	FamilyACP    = "acp"    // any agent that speaks the Agent Client Protocol
+	FamilyMock   = "mock"
+)
+
+// ACPPrefix begins every ACP runtime's id.
+const ACPPrefix = "acp-"
+
+// ACPCommand is how an ACP agent is started: a program (a name found on
+// PATH or an absolute path) and its arguments, never a shell line, and the
+// names of the keys it reads.
+type ACPCommand struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	EnvVars []string `json:"envVars"`
+	// Custom says a person added it (it can be removed).
+	Custom bool `json:"custom"`
+}
+
+// ACPDescriptors is the catalog of known ACP agents, listed whether they
+// are installed or not (launch commands as each agent documents them).
+func ACPDescriptors() []Descriptor {
+	acp := func(id, name, command string, args []string, pkg, docs string, kind AuthKind, envVar string, providers ...string) Descriptor {
+		d := Descriptor{
+			ID: executor.ID(ACPPrefix + id), Name: name, Family: FamilyACP, AuthKind: kind, AltEnvVars: []string{},
+			DocsURL: docs, HealthBin: ptr(command), Providers: append([]string{}, providers...),
+			ACP: &ACPCommand{Command: command, Args: args, EnvVars: []string{}},
+		}
+		if envVar != "" {
+			d.EnvVar, d.ACP.EnvVars = ptr(envVar), []string{envVar}
+		}
+		if pkg != "" {
+			d.Installer, d.Package, d.InstallCommand = InstallNpm, pkg, ptr("npm install -g "+pkg)
+		}
+		return d
+	}
+	gemini := acp("gemini", "Gemini CLI", "gemini", []string{"--acp"}, "@google/gemini-cli@0", "https://github.com/google-gemini/gemini-cli", AuthAPIKey, "GEMINI_API_KEY", "google")
+	opencode := acp("opencode", "OpenCode", "opencode", []string{"acp"}, "opencode-ai@1", "https://opencode.ai/docs/acp/", AuthAgent, "")
+	opencode.ACP.EnvVars, opencode.LoginCommand = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"}, ptr("opencode auth login")
+	copilot := acp("copilot", "GitHub Copilot CLI", "copilot", []string{"--acp"}, "@github/copilot@1", "https://docs.github.com/copilot/how-tos/copilot-cli", AuthAgent, "")
+	copilot.LoginCommand = ptr("copilot (then /login)")
+	claude := acp("claude", "Claude Code (ACP)", "claude-code-acp", []string{}, "@zed-industries/claude-code-acp@0", "https://github.com/zed-industries/claude-code-acp", AuthAPIKey, "ANTHROPIC_API_KEY", "anthropic")
+	goose := acp("goose", "Goose", "goose", []string{"acp"}, "", "https://block.github.io/goose/docs/getting-started/installation", AuthAgent, "")
+	goose.LoginCommand = ptr("goose configure")
+	goose.InstallCommand = ptr("see Goose's installation guide (it is not an npm package)")
+	return []Descriptor{gemini, opencode, copilot, claude, goose}
+}
+
+// Errors a custom ACP agent is refused with (400s).
+var (
+	ErrACPName    = errors.New("name is required (at most 60 characters)")
+	ErrACPCommand = errors.New("command must be an absolute path to a program, or a program found on PATH")
+	ErrACPShell   = errors.New("no shell syntax: the command and each argument are passed to the program as they are")
+	ErrACPEnvName = errors.New("envVars are variable names (A-Z, 0-9 and _), and not one Clawboo sets itself")
+	ErrACPArgs    = errors.New("at most 32 arguments of at most 1,000 characters each")
+)
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// shellSyntax is what would mean something only to a shell.
+const shellSyntax = "|&;<>$`\\\"'*?[]{}~#()\n\r\x00"
+
+// CustomACP checks a person's ACP agent and makes its descriptor: the
+// program is found (absolute, or on PATH through find), nothing in it is
+// shell syntax, and the key names are plain variable names. taken says
+// whether an id is in use; the id is "acp-" and a slug of the name.
+func CustomACP(name, command string, args, envVars []string, find func(string) (string, bool), taken func(executor.ID) bool) (Descriptor, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 60 || strings.ContainsAny(name, "\n\r\x00") {
+		return Descriptor{}, ErrACPName
+	}
+	command = strings.TrimSpace(command)
+	if command == "" || strings.ContainsAny(command, shellSyntax+" \t") {
+		return Descriptor{}, ErrACPShell
+	}
+	if len(args) > 32 {
+		return Descriptor{}, ErrACPArgs
+	}
+	for _, a := range args {
+		if len(a) > 1000 {
+			return Descriptor{}, ErrACPArgs
+		}
+		if strings.ContainsAny(a, shellSyntax) {
+			return Descriptor{}, ErrACPShell
+		}
+	}
+	if err := checkProgram(command, find); err != nil {
+		return Descriptor{}, err
+	}
+	vars := []string{}
+	for _, v := range envVars {
+		if !envName.MatchString(v) || proc.HostOwned(v) || slices.Contains(proc.BaseEnv(), v) {
+			return Descriptor{}, ErrACPEnvName
+		}
+		if !slices.Contains(vars, v) {
+			vars = append(vars, v)
+		}
+	}
+	id := executor.ID(ACPPrefix + slug(name))
+	for n := 2; taken(id); n++ {
+		id = executor.ID(fmt.Sprintf("%s%s-%d", ACPPrefix, slug(name), n))
+	}
+	return SavedACP(id, name, ACPCommand{Command: command, Args: args, EnvVars: vars}), nil
+}
+
+// SavedACP is the descriptor of a person's ACP agent as it was stored
+// (checked when it was added; its program may since have gone, and then
+// it lists as not installed).
+func SavedACP(id executor.ID, name string, c ACPCommand) Descriptor {
+	health := c.Command
+	c.Custom, c.Args, c.EnvVars = true, append([]string{}, c.Args...), append([]string{}, c.EnvVars...)
+	return Descriptor{
+		ID: id, Name: name, Family: FamilyACP, AuthKind: AuthAgent, AltEnvVars: []string{}, Providers: []string{},
+		HealthBin: &health, DocsURL: "https://agentclientprotocol.com/", ACP: &c,
+	}
+}
+
+// checkProgram: an absolute path must exist and be executable; a bare
+// name must be found; a relative path with a folder is refused.
+func checkProgram(command string, find func(string) (string, bool)) error {
+	if filepath.IsAbs(command) {
+		if !proc.IsExecutableFile(command) {
+			return fmt.Errorf("%w: %s is not an executable file", ErrACPCommand, command)
+		}
+		return nil
+	}
+	if strings.ContainsRune(command, '/') {
+		return ErrACPCommand
+	}
+	if _, ok := find(command); !ok {
+		return fmt.Errorf("%w: %s was not found", ErrACPCommand, command)
+	}
+	return nil
+}
+
+// slug is a lower-case id part made of a name's letters and digits.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if s == "" {
+		s = "agent"
+	}
+	return s
+}
