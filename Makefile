@@ -89,6 +89,14 @@ $(CLIS)/.installed: test/clis/package.json test/clis/package-lock.json
 	cd test/clis && npm ci --no-audit --no-fund
 	touch $@
 
+# The real ACP agents the Go tests drive offline (Claude Code through its
+# ACP adapter, OpenCode), pinned in test/acp/package.json; their tests fail,
+# not skip, when CLAWBOO_TEST_ACP is set and a program is missing.
+ACPS := test/acp/node_modules
+$(ACPS)/.installed: test/acp/package.json test/acp/package-lock.json
+	cd test/acp && npm ci --no-audit --no-fund
+	touch $@
+
 # The real OpenClaw Gateway and the Node 24 it needs (test/openclaw/install.sh;
 # cached until the lockfile changes).
 OPENCLAW := test/openclaw/node_modules
@@ -100,9 +108,9 @@ $(OPENCLAW)/.installed: test/openclaw/package.json test/openclaw/package-lock.js
 # the real CLIs. They run as a second process of the same compiled binary,
 # beside `go test ./...` (which skips them), so the two halves share the
 # machine's cores instead of running one after the other.
-TEST_ENV  := CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw
+TEST_ENV  := CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw CLAWBOO_TEST_ACP=$(CURDIR)/test/acp
 ROOT_SLOW := ^(TestOpenClawOnTheRealGateway|TestRoutineOpenClawOnTheRealGateway|TestTeamMixedRealCLIs)$$
-test-go: $(CLIS)/.installed $(OPENCLAW)/.installed
+test-go: $(CLIS)/.installed $(OPENCLAW)/.installed $(ACPS)/.installed
 	@mkdir -p $(BIN)
 	$(GO) test -race -c -o $(BIN)/backend-slow.test ./backend/
 	@(start=$$(date +%s); cd backend && $(TEST_ENV) ../$(BIN)/backend-slow.test -test.run '$(ROOT_SLOW)' -test.count 1 -test.timeout 15m \

@@ -84,7 +84,7 @@ func (b *Backend) acpAdapter(d runtimes.Descriptor, opts Options) *acp.Adapter {
 		}
 	}
 	return acp.New(acp.Options{
-		Spec: acp.Spec{ID: d.ID, Name: d.Name, Command: d.ACP.Command, Args: d.ACP.Args, EnvVars: vars},
+		Spec: acp.Spec{ID: d.ID, Name: d.Name, Command: d.ACP.Command, Args: d.ACP.Args, EnvVars: vars, PassEnv: d.ACP.PassEnv},
 		Find: func(name string) (string, bool) {
 			if b.resolver == nil {
 				return "", false

@@ -30,6 +30,9 @@ type ACPCommand struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args"`
 	EnvVars []string `json:"envVars"`
+	// PassEnv are settings of the server's environment the agent reads
+	// (its provider's base URL, its config folder), passed when set.
+	PassEnv []string `json:"passEnv,omitempty"`
 	// Custom says a person added it (it can be removed).
 	Custom bool `json:"custom"`
 }
@@ -57,6 +60,12 @@ func ACPDescriptors() []Descriptor {
 	copilot := acp("copilot", "GitHub Copilot CLI", "copilot", []string{"--acp"}, "@github/copilot@1", "https://docs.github.com/copilot/how-tos/copilot-cli", AuthAgent, "")
 	copilot.LoginCommand = ptr("copilot (then /login)")
 	claude := acp("claude", "Claude Code (ACP)", "claude-code-acp", []string{}, "@zed-industries/claude-code-acp@0", "https://github.com/zed-industries/claude-code-acp", AuthAPIKey, "ANTHROPIC_API_KEY", "anthropic")
+	gemini.ACP.PassEnv = []string{"GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_HOME"}
+	opencode.ACP.PassEnv = []string{"OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"}
+	claude.ACP.PassEnv = []string{
+		"ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER",
+		"DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "CLAUDE_CODE_MAX_RETRIES",
+	}
 	goose := acp("goose", "Goose", "goose", []string{"acp"}, "", "https://block.github.io/goose/docs/getting-started/installation", AuthAgent, "")
 	goose.LoginCommand = ptr("goose configure")
 	goose.InstallCommand = ptr("see Goose's installation guide (it is not an npm package)")

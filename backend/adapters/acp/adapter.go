@@ -35,6 +35,10 @@ type Spec struct {
 	// EnvVars are the names of keys the agent reads (GEMINI_API_KEY, ...),
 	// resolved from the vault into the child's environment only.
 	EnvVars []string
+	// PassEnv are settings of the server's environment the agent reads
+	// (a provider's base URL, its config folder), passed when set; never
+	// a credential's name.
+	PassEnv []string
 }
 
 // MCP is where a run's agent reaches Clawboo's MCP servers: each server's

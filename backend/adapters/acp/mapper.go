@@ -20,8 +20,11 @@ const maxTools = 4096
 type mapper struct {
 	mu    sync.Mutex
 	tools map[string]string
-	// answer is this turn's agent message so far, bounded.
+	// answer is the agent's message since the turn's last tool call (its
+	// last words), bounded; before is the message a tool call ended, the
+	// summary when nothing follows it.
 	answer strings.Builder
+	before string
 	// cost is the session's cost as last reported (nil: never); base is
 	// what it was before this run's first prompt (a resumed session's).
 	cost, base *float64
@@ -76,16 +79,20 @@ func (m *mapper) turnStarted() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.answer.Reset()
+	m.before = ""
 	if !m.started {
 		m.started, m.base = true, m.cost
 	}
 }
 
-// summary is the last turn's answer.
+// summary is the last turn's last words.
 func (m *mapper) summary() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return strings.TrimSpace(m.answer.String())
+	if s := strings.TrimSpace(m.answer.String()); s != "" {
+		return s
+	}
+	return strings.TrimSpace(m.before)
 }
 
 func (m *mapper) toolCall(t *acpsdk.SessionUpdateToolCall) []executor.Event {
@@ -93,6 +100,10 @@ func (m *mapper) toolCall(t *acpsdk.SessionUpdateToolCall) []executor.Event {
 	m.mu.Lock()
 	if len(m.tools) < maxTools {
 		m.tools[id] = cut(name, 200)
+	}
+	if m.answer.Len() > 0 {
+		m.before = m.answer.String()
+		m.answer.Reset()
 	}
 	m.mu.Unlock()
 	evs := []executor.Event{executor.ToolCall(id, cut(name, 200), rawJSON(t.RawInput))}

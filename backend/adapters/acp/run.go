@@ -93,7 +93,16 @@ func (r *run) childEnv() []string {
 			extra[name] = v
 		}
 	}
-	names := slices.Concat(proc.BaseEnv(), proc.TLSEnv(), proc.XDGEnv())
+	// PassEnv is the catalog's (never a person's), so it may name a
+	// runtime's own settings (ANTHROPIC_BASE_URL, CLAUDE_CONFIG_DIR) that
+	// a person's variable could not; a credential's name still never passes.
+	var pass []string
+	for _, n := range r.a.opts.Spec.PassEnv {
+		if !proc.IsCredentialName(n) {
+			pass = append(pass, n)
+		}
+	}
+	names := slices.Concat(proc.BaseEnv(), proc.TLSEnv(), proc.XDGEnv(), pass)
 	return proc.AllowEnv(r.a.opts.Environ(), names, nil, extra)
 }
 

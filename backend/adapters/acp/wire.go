@@ -104,6 +104,7 @@ func (r *run) keepStderr(s string) {
 	if s == "" {
 		return
 	}
+	r.a.opts.Log.Debug("agent stderr", "run", r.req.RunID, "line", redact.Secrets(cut(s, maxStderrLine)))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.stderr) == maxStderrLines {
