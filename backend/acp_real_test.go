@@ -17,6 +17,7 @@ import (
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
+	"github.com/clawboo/desktop/backend/fakes/fakeresponses"
 	"github.com/clawboo/desktop/internal/testkit"
 )
 
@@ -46,77 +47,118 @@ const acpClaudeKey = "sk-ant-SENTINEL-acp-claude-5b7e21"
 // agent asks, answered through the approvals API. The task lands in
 // review with the file in its diff, and the key is only where it belongs.
 func TestRealClaudeCodeOverACP(t *testing.T) {
-	bin := acpAgentsDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	fake := fakeanthropic.New()
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
-	home, user := t.TempDir(), t.TempDir()
+	user := t.TempDir()
+	rg := newRealACP(t, ctx, user, []string{
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"), "ANTHROPIC_BASE_URL=" + srv.URL,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_MAX_RETRIES=0",
+	}, "ANTHROPIC_API_KEY", acpClaudeKey)
+	parent, child, agentID := rg.task(t, ctx, "Write the ACP note", "Claudine", "acp-claude")
+	fake.SetRules(fakeanthropic.Rule{
+		Match: "Write the ACP note", Tool: "^mcp__acp__Write$", TextBefore: "Writing the note.",
+		Input: map[string]any{"file_path": "notes/acp.md", "content": "written by claude over acp\n"},
+		Then: &fakeanthropic.Rule{
+			Tool:      "^mcp__clawboo-tasks__claim_task$",
+			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agentID},
+			AfterTool: "done: {result}",
+		},
+	})
+	res, asked := rg.run(t, "acp-claude", parent.ID, agentID, func() string { return fmt.Sprintf("%+v", fake.Requests()) })
+	reqs := fake.Requests()
+	if !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
+		t.Fatalf("run %+v\nasked %v\nmodel calls: %+v\nlogs:\n%s", res, asked, reqs, rg.logs.String())
+	}
+	if len(asked) == 0 {
+		t.Fatal("no permission was asked")
+	}
+	for i, r := range reqs {
+		if r.APIKey != acpClaudeKey {
+			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
+		}
+	}
+	wantClaimedBy(t, rg.h, child.ID, agentID)
+	wantReviewDiff(t, rg.h, res, parent.ID, "notes/acp.md", "written by claude over acp")
+	rg.secretsStayOut(t, ctx, res.RunID, acpClaudeKey)
+}
+
+// realACP is a listening backend whose runtimes' children see environ
+// (their fake provider's address and switches), with key in the vault.
+type realACP struct {
+	b    *Backend
+	h    http.Handler
+	home string
+	logs *testkit.SyncBuffer
+}
+
+func newRealACP(t *testing.T, ctx context.Context, user string, environ []string, keyName, key string) *realACP {
+	t.Helper()
+	bin := acpAgentsDir(t)
+	home := t.TempDir()
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	env := map[string]string{"HOME": user, config.EnvVault: "file", "PATH": path}
 	cfg, err := config.Load(home, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	environ := []string{
-		"HOME=" + user, "PATH=" + path, "CLAUDE_CONFIG_DIR=" + filepath.Join(user, ".claude"), "ANTHROPIC_BASE_URL=" + srv.URL,
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_MAX_RETRIES=0",
-	}
-	logs := &testkit.SyncBuffer{}
-	b, err := New(ctx, Options{
+	environ = append([]string{"HOME=" + user, "PATH=" + path}, environ...)
+	rg := &realACP{home: home, logs: &testkit.SyncBuffer{}}
+	rg.b, err = New(ctx, Options{
 		Config: cfg, Getenv: func(k string) string { return env[k] }, Environ: func() []string { return environ },
-		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Log: slog.New(slog.NewTextHandler(rg.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	serveForTest(t, b)
-	h := authed(b)
-	if err := b.Vault.Set(ctx, "ANTHROPIC_API_KEY", acpClaudeKey); err != nil {
+	t.Cleanup(func() { _ = rg.b.Close(context.Background()) })
+	serveForTest(t, rg.b)
+	rg.h = authed(rg.b)
+	if err := rg.b.Vault.Set(ctx, keyName, key); err != nil {
 		t.Fatal(err)
 	}
-	if r := listedACP(t, h)["acp-claude"]; r.ConnectionState != "ready" || !r.CanRun {
-		t.Fatalf("acp-claude: %+v", r)
-	}
+	return rg
+}
 
-	name, rt := "Claudine", "acp-claude"
-	agent, err := b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+// task makes a code task on a fresh repository and a subtask under it,
+// and the agent that works it on runtime rt.
+func (rg *realACP) task(t *testing.T, ctx context.Context, title, name, rt string) (parent, child board.Task, agentID string) {
+	t.Helper()
+	if r := listedACP(t, rg.h)[rt]; r.ConnectionState != "ready" || !r.CanRun {
+		t.Fatalf("%s: %+v", rt, r)
+	}
+	agent, err := rg.b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustTeam(t, b, "team-acp")
+	mustTeam(t, rg.b, "team-acp")
 	var created struct{ Task board.Task }
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
-		"title": "Write the ACP note", "teamId": "team-acp", "repoPath": e2eRepo(t), "kind": "code", "status": "todo",
+	if code := e2eDo(t, rg.h, "POST", "/api/board", map[string]any{
+		"title": title, "teamId": "team-acp", "repoPath": e2eRepo(t), "kind": "code", "status": "todo",
 	}, &created); code != http.StatusCreated {
 		t.Fatalf("create task: %d", code)
 	}
-	parent := created.Task
-	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+	parent = created.Task
+	if code := e2eDo(t, rg.h, "POST", "/api/board", map[string]any{
 		"title": "Follow up", "teamId": "team-acp", "parentTaskId": parent.ID, "status": "todo",
 	}, &created); code != http.StatusCreated {
 		t.Fatalf("create subtask: %d", code)
 	}
-	child := created.Task
-	fake.SetRules(fakeanthropic.Rule{
-		Match: "Write the ACP note", Tool: "^mcp__acp__Write$", TextBefore: "Writing the note.",
-		Input: map[string]any{"file_path": "notes/acp.md", "content": "written by claude over acp\n"},
-		Then: &fakeanthropic.Rule{
-			Tool:      "^mcp__clawboo-tasks__claim_task$",
-			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agent.ID},
-			AfterTool: "done: {result}",
-		},
-	})
+	return parent, created.Task, agent.ID
+}
 
-	// The run waits for its result; meanwhile every permission the agent
-	// asks for it is allowed through the API.
+// run runs the task on rt and waits for its result, allowing through the
+// approvals API every permission the agent asks meanwhile; it returns the
+// result and the tools asked about.
+func (rg *realACP) run(t *testing.T, rt, taskID, agentID string, calls func() string) (taskRunResult, []string) {
+	t.Helper()
 	done := make(chan taskRunResult, 1)
 	go func() {
 		var res taskRunResult
-		e2eDo(t, h, "POST", "/api/runtimes/acp-claude/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
+		e2eDo(t, rg.h, "POST", "/api/runtimes/"+rt+"/run", map[string]any{"taskId": taskID, "assigneeAgentId": agentID}, &res)
 		done <- res
 	}()
 	var asked []string
@@ -128,42 +170,35 @@ func TestRealClaudeCodeOverACP(t *testing.T) {
 		default:
 		}
 		var l struct{ Approvals []approval.Request }
-		e2eDo(t, h, "GET", "/api/approvals", nil, &l)
+		e2eDo(t, rg.h, "GET", "/api/approvals", nil, &l)
 		for _, a := range l.Approvals {
-			if a.AgentID == agent.ID {
-				asked = append(asked, a.Tool)
-				e2eDo(t, h, "POST", "/api/approvals/"+a.ID+"/resolve", map[string]any{"decision": "approve"}, nil)
+			if a.AgentID == agentID {
+				asked = append(asked, a.Tool+a.Command)
+				e2eDo(t, rg.h, "POST", "/api/approvals/"+a.ID+"/resolve", map[string]any{"decision": "approve"}, nil)
 			}
 		}
-		return false, fmt.Sprintf("asked %v\nmodel calls %+v\n%s\n%s", asked, fake.Requests(), lastRunEvents(t, b), grepLines(logs.String(), "part=acp"))
+		return false, fmt.Sprintf("asked %v\nmodel calls %s\n%s\n%s", asked, calls(), lastRunEvents(t, rg.b), grepLines(rg.logs.String(), "part=acp"))
 	})
-	reqs := fake.Requests()
-	if !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
-		t.Fatalf("run %+v\nasked %v\nmodel calls: %+v\nlogs:\n%s", res, asked, reqs, logs.String())
-	}
-	if len(asked) == 0 {
-		t.Fatal("no permission was asked")
-	}
-	for i, r := range reqs {
-		if r.APIKey != acpClaudeKey {
-			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
-		}
-	}
-	wantClaimedBy(t, h, child.ID, agent.ID)
-	wantReviewDiff(t, h, res, parent.ID, "notes/acp.md", "written by claude over acp")
-	rows, err := b.Store.ListEvents(ctx, res.RunID, 0, 10000)
-	if err != nil {
-		t.Fatal(err)
+	return res, asked
+}
+
+// secretsStayOut: the key is in no stored event of the run, no log line
+// and no file under the home.
+func (rg *realACP) secretsStayOut(t *testing.T, ctx context.Context, runID, key string) {
+	t.Helper()
+	rows, err := rg.b.Store.ListEvents(ctx, runID, 0, 10000)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("events: %d %v", len(rows), err)
 	}
 	for _, r := range rows {
-		if strings.Contains(string(r.Data), acpClaudeKey) {
+		if strings.Contains(string(r.Data), key) {
 			t.Fatalf("the key reached a stored event: %s", r.Data)
 		}
 	}
-	if strings.Contains(logs.String(), acpClaudeKey) {
+	if strings.Contains(rg.logs.String(), key) {
 		t.Fatal("the key reached the logs")
 	}
-	scanHomeFor(t, home, acpClaudeKey)
+	scanHomeFor(t, rg.home, key)
 }
 
 // lastRunEvents is the newest run's stored events, for a failure's words.
@@ -192,4 +227,57 @@ func grepLines(text, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+const acpOpenCodeKey = "sk-SENTINEL-acp-opencode-93c1d7"
+
+// TestRealOpenCodeOverACP runs a board code task on OpenCode's own ACP
+// server (`opencode acp`, pinned opencode-ai) offline on the fake OpenAI
+// Responses API, named as the OpenAI provider's base URL in the config
+// the user's environment points at (OPENCODE_CONFIG), which also asks
+// before every edit: the model writes a file with OpenCode's write tool
+// (a permission answered through the approvals API) and claims a subtask
+// on the Tasks server. The task lands in review with the file in its
+// diff, and the key is only where it belongs.
+func TestRealOpenCodeOverACP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	fake := fakeresponses.New()
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	user := t.TempDir()
+	conf := filepath.Join(user, "opencode.json")
+	cfg := `{"$schema":"https://opencode.ai/config.json","autoupdate":false,"share":"disabled",` +
+		`"provider":{"openai":{"options":{"baseURL":"` + srv.URL + `/v1"}}},"model":"openai/gpt-4o-mini",` +
+		`"small_model":"openai/gpt-4o-mini","permission":{"edit":"ask","bash":"ask"}}`
+	if err := os.WriteFile(conf, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rg := newRealACP(t, ctx, user, []string{"OPENCODE_CONFIG=" + conf}, "OPENAI_API_KEY", acpOpenCodeKey)
+	parent, child, agentID := rg.task(t, ctx, "Write the OpenCode note", "Ocey", "acp-opencode")
+	fake.SetRules(fakeresponses.Rule{Match: "Write the OpenCode note", Steps: []fakeresponses.Step{
+		{Text: "Writing the note.", Call: &fakeresponses.Call{
+			Tool: "^write$", Args: `{"filePath":"notes/opencode.md","content":"written by opencode over acp\n"}`,
+		}},
+		{Call: &fakeresponses.Call{
+			Tool: `claim_task$`, Args: fmt.Sprintf(`{"taskId":%q,"assigneeAgentId":%q}`, child.ID, agentID),
+		}},
+		{Text: "done: {result}"},
+	}})
+	res, asked := rg.run(t, "acp-opencode", parent.ID, agentID, func() string { return fmt.Sprintf("%+v", fake.Requests()) })
+	reqs := fake.Requests()
+	if !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
+		t.Fatalf("run %+v\nasked %v\nmodel calls: %+v\nlogs:\n%s", res, asked, reqs, rg.logs.String())
+	}
+	if len(asked) == 0 {
+		t.Fatal("no permission was asked")
+	}
+	for i, r := range reqs {
+		if r.APIKey != acpOpenCodeKey {
+			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
+		}
+	}
+	wantClaimedBy(t, rg.h, child.ID, agentID)
+	wantReviewDiff(t, rg.h, res, parent.ID, "notes/opencode.md", "written by opencode over acp")
+	rg.secretsStayOut(t, ctx, res.RunID, acpOpenCodeKey)
 }
