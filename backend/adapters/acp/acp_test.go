@@ -219,7 +219,7 @@ func TestTerminalCommandsNeedAPersonsYes(t *testing.T) {
 		t.Fatalf("the agent was told %q", text)
 	}
 	qs := ask.questions()
-	if len(qs) != 2 || qs[0].Kind != AskCommand || qs[0].Command != "echo hi there" || qs[1].Command != "touch made" {
+	if len(qs) != 2 || qs[0].Kind != AskCommand || qs[0].Command != "echo hi there" || qs[1].Command != "touch made" || qs[0].Folder == "" {
 		t.Fatalf("asked %+v", qs)
 	}
 }

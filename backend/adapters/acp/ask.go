@@ -58,7 +58,10 @@ func (r *run) ask(ctx context.Context, q Question) Answer {
 	if r.a.opts.Ask == nil {
 		return Answer{Outcome: Denied, Note: "no one can be asked"}
 	}
-	q.RunID, q.Agent, q.Team, q.Folder = string(r.req.RunID), r.req.AgentID, r.req.TeamID, r.req.WorkDir
+	q.RunID, q.Agent, q.Team = string(r.req.RunID), r.req.AgentID, r.req.TeamID
+	if q.Folder == "" {
+		q.Folder = r.req.WorkDir
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -61,7 +61,7 @@ func (c *client) CreateTerminal(ctx context.Context, p acpsdk.CreateTerminalRequ
 		return acpsdk.CreateTerminalResponse{}, refusal(err)
 	}
 	r.status("waiting for your approval to run: " + cut(line, 200))
-	ans := r.ask(ctx, Question{Kind: AskCommand, Title: "Run " + filepath.Base(p.Command), Command: line})
+	ans := r.ask(ctx, Question{Kind: AskCommand, Title: "Run " + filepath.Base(p.Command), Command: line, Folder: dir})
 	if ans.Outcome != Allowed && ans.Outcome != AllowedAlways {
 		msg := "the person did not allow running " + cut(line, 200)
 		if ans.Note != "" {
