@@ -42,14 +42,19 @@ export function waitTestId(page, testid, re, timeout = 10_000, scope = page) {
 /** Resolves after the page has laid out and painted twice (a screenshot's settle, not a timer). */
 export const painted = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
-/** Saves the page at 1280×800 and 800×600 as `<folder>/<name>-<width>.png` (nothing without a folder). */
-export async function shootSizes(page, folder, name) {
+/**
+ * Saves the page at 1280×800 and 800×600 as `<folder>/<name>-<width>.png`
+ * (nothing without a folder). `arrange`, when given, runs after each resize
+ * (a resize reflows the page: scroll to the part to show there).
+ */
+export async function shootSizes(page, folder, name, arrange = null) {
   if (!folder) return;
   for (const [width, height] of [
     [1280, 800],
     [800, 600],
   ]) {
     await page.setViewportSize({ width, height });
+    if (arrange) await arrange(page);
     await painted(page);
     await page.screenshot({ path: `${folder}/${name}-${width}.png` });
   }

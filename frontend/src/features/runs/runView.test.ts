@@ -104,6 +104,34 @@ describe('RunAccumulator', () => {
     expect(v.done).toEqual({ reason: 'error', summary: 'runtime ended without a result: boom' });
   });
 
+  it('keeps the latest plan whole, beside the text, and a cleared plan as none', () => {
+    const acc = new RunAccumulator('r');
+    const v = fold(
+      events(
+        { kind: 'text-delta', text: 'Let me plan.' },
+        { kind: 'plan', plan: [{ content: 'read', status: 'in_progress' }, { content: 'write', status: 'pending' }] },
+        { kind: 'plan', plan: [{ content: 'read', status: 'completed' }, { content: 'write', status: 'in_progress', priority: 'high' }] },
+      ),
+      acc,
+    );
+    expect(v.plan).toEqual([
+      { content: 'read', status: 'completed' },
+      { content: 'write', status: 'in_progress', priority: 'high' },
+    ]);
+    expect(v.writing).toBe(true);
+    expect(v.assistant.text).toBe('Let me plan.');
+    acc.apply({ runId: 'r', seq: 4, ts: 1, kind: 'plan', plan: [] });
+    expect(acc.snapshot().plan).toEqual([]);
+  });
+
+  it('ignores a kind it does not know without losing the rest', () => {
+    const acc = new RunAccumulator('r');
+    acc.apply({ runId: 'r', seq: 1, ts: 1, kind: 'text-delta', text: 'a' });
+    expect(acc.apply({ runId: 'r', seq: 2, ts: 1, kind: 'from-the-future' } as unknown as RunEvent)).toBe(true);
+    acc.apply({ runId: 'r', seq: 3, ts: 1, kind: 'text-delta', text: 'b' });
+    expect(acc.snapshot()).toMatchObject({ lastSeq: 3, plan: [], assistant: { text: 'ab' } });
+  });
+
   it('keeps cost unknown when usage arrives without a price', () => {
     const v = fold(events({ kind: 'cost', usage: { inputTokens: 3, outputTokens: 4 } }));
     expect(v.cost.costUsd).toBeNull();

@@ -4,7 +4,7 @@
 // the newest N, and events themselves are never stored - a run of a million
 // deltas costs the same memory as a run of a thousand.
 
-import type { DoneReason, Phase, RunEvent, RunStatus, Run } from '../../lib/api/types';
+import type { DoneReason, Phase, PlanStep, RunEvent, RunStatus, Run } from '../../lib/api/types';
 import { isTerminal } from '../../lib/api/types';
 import { TextBuffer, type TextView } from './textBuffer';
 import { diskFullText } from '../../lib/api/errors';
@@ -68,6 +68,8 @@ export interface RunView {
   errors: readonly ErrorView[];
   hiddenErrors: number;
   cost: CostView;
+  /** The agent's plan as it stands (each plan event replaces the last); empty when it has none. */
+  plan: readonly PlanStep[];
   done: { reason: DoneReason; summary: string } | null;
 }
 
@@ -104,6 +106,7 @@ export class RunAccumulator {
   private errors: ErrorView[] = [];
   private hiddenErrors = 0;
   private cost: CostView = EMPTY_COST;
+  private plan: readonly PlanStep[] = [];
   private phase: Phase | null = null;
   private model: string | null = null;
   private detail: string | null = null;
@@ -138,7 +141,8 @@ export class RunAccumulator {
     if (ev.runId !== this.runId || ev.seq <= this.seq) return false;
     this.seq = ev.seq;
     this.last = null;
-    if (ev.kind !== 'cost') this.writing = ev.kind === 'text-delta' && ev.channel !== 'reasoning' && !!ev.text;
+    // A plan, like a cost, is said beside the text: it neither ends nor starts "writing".
+    if (ev.kind !== 'cost' && ev.kind !== 'plan') this.writing = ev.kind === 'text-delta' && ev.channel !== 'reasoning' && !!ev.text;
     // A tool call, its result or a status change ends a block of text: what
     // either channel says next is a new paragraph, never glued to the last word.
     if (ev.kind === 'tool-call' || ev.kind === 'tool-result' || ev.kind === 'status') {
@@ -180,6 +184,10 @@ export class RunAccumulator {
           this.hiddenErrors += this.errors.length - this.limits.errors;
           this.errors = this.errors.slice(-this.limits.errors);
         }
+        break;
+      case 'plan':
+        // Bounded like the rest: an agent's plan is short, a runaway one is cut.
+        this.plan = ev.plan.slice(0, this.limits.tools);
         break;
       case 'done':
         this.done = { reason: ev.reason, summary: ev.summary ?? '' };
@@ -245,6 +253,7 @@ export class RunAccumulator {
       errors: this.errors,
       hiddenErrors: this.hiddenErrors,
       cost: this.cost,
+      plan: this.plan,
       done: this.done,
     };
     return this.last;

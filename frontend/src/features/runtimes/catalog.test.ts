@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { makeKey, makeRuntime } from '../../lib/testing/fixtures';
+import { makeAcpRuntime, makeKey, makeRuntime } from '../../lib/testing/fixtures';
 import {
+  agentRuntimeChoices,
+  connectableKeys,
   connectionLabel,
+  offerable,
   installerName,
   listWords,
   runnable,
@@ -52,6 +55,28 @@ describe('catalog words', () => {
       makeRuntime({ id: 'clawboo-mock', canRun: true, installed: true }),
     ];
     expect(runnable(list).map((r) => r.id)).toEqual(['hermes', 'clawboo-mock']);
+  });
+
+  it('offers a key form for api-key runtimes and agents with their own login, not for others', () => {
+    const keys = [makeKey('anthropic')];
+    expect(connectableKeys({ authKind: 'api-key', keys })).toEqual(keys);
+    expect(connectableKeys({ authKind: 'agent-login', keys })).toEqual(keys);
+    expect(connectableKeys({ authKind: 'oauth', keys })).toEqual([]);
+    expect(connectableKeys({ authKind: 'none', keys })).toEqual([]);
+  });
+
+  it('offers ACP agents for agents only once installed, and other runtimes as before', () => {
+    const list = [
+      makeRuntime({ id: 'claude-code', canRun: true, installed: false }),
+      makeRuntime({ id: 'hermes', canRun: false }),
+      makeAcpRuntime({ id: 'acp-gemini', installed: false, connectionState: 'not-installed' }),
+      makeAcpRuntime({ id: 'acp-mine' }),
+      makeAcpRuntime({ id: 'acp-old', canRun: false }),
+    ];
+    expect(list.filter(offerable).map((r) => r.id)).toEqual(['claude-code', 'acp-mine']);
+    const choices = agentRuntimeChoices(list);
+    expect(choices.runtimes.map((r) => r.id)).toEqual(['claude-code', 'hermes']);
+    expect(choices.acp.map((r) => r.id)).toEqual(['acp-mine']);
   });
 
   it('names the runtimes that lose a shared stored key on disconnect', () => {

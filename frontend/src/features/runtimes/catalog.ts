@@ -74,9 +74,10 @@ export function installerName(command: string): string {
 /**
  * The key slots a runtime reads that a connect form can fill: every
  * provider it lists, keyless ones included (Ollama), in the backend's order.
+ * An agent that signs in by itself ("agent-login") may still take keys.
  */
 export function connectableKeys(rt: Pick<RuntimeEntry, 'keys' | 'authKind'>): ProviderKey[] {
-  return rt.authKind === 'api-key' ? rt.keys : [];
+  return rt.authKind === 'api-key' || rt.authKind === 'agent-login' ? rt.keys : [];
 }
 
 /**
@@ -106,6 +107,22 @@ export function sharedKeyLosers(rt: RuntimeEntry, all: readonly RuntimeEntry[]):
  */
 export function runnable(list: readonly RuntimeEntry[]): RuntimeEntry[] {
   return list.filter((r) => r.canRun && r.installed);
+}
+
+/**
+ * Whether an agent or a team member can be put on a runtime: this build
+ * can run it, and, for an ACP agent, it is on this machine. The five
+ * catalog ACP agents are listed installed or not; offering one that is
+ * not installed would only make runs that fail. Other runtimes are offered
+ * as before, installed or not (their cards say how to set them up).
+ */
+export function offerable(r: Pick<RuntimeEntry, 'canRun' | 'family' | 'installed'>): boolean {
+  return r.canRun && (r.family !== 'acp' || r.installed);
+}
+
+/** The agent dialog's runtime choices: every runtime but ACP agents as before, and the ACP agents that can run here, apart. */
+export function agentRuntimeChoices(list: readonly RuntimeEntry[]): { runtimes: RuntimeEntry[]; acp: RuntimeEntry[] } {
+  return { runtimes: list.filter((r) => r.family !== 'acp'), acp: list.filter((r) => r.family === 'acp' && offerable(r)) };
 }
 
 /**

@@ -78,6 +78,22 @@ export class RuntimesStore {
     this.list = this.list.map((r) => (r.id === entry.id ? entry : r));
   }
 
+  /**
+   * Lists an entry the page just made (an ACP agent added), or puts it in
+   * place. It counts as a fresh snapshot: a GET sent before the add, which
+   * may not know the agent, is not applied over it.
+   */
+  insert(entry: RuntimeEntry): void {
+    this.order.event();
+    this.list = this.list.some((r) => r.id === entry.id) ? this.list.map((r) => (r.id === entry.id ? entry : r)) : [...this.list, entry];
+  }
+
+  /** Unlists a runtime the page just removed (an ACP agent); fresh like insert. */
+  drop(id: string): void {
+    this.order.event();
+    this.list = this.list.filter((r) => r.id !== id);
+  }
+
   entry(id: string): RuntimeEntry | undefined {
     return this.list.find((r) => r.id === id);
   }

@@ -237,4 +237,26 @@ describe('parseRunEvent', () => {
   it('gives an error event without a message an empty one', () => {
     expect(parseRunEvent(JSON.stringify({ ...base, kind: 'error' }))).toMatchObject({ message: '' });
   });
+
+  it('reads a plan: the whole list, odd steps made safe, an omitted list as a cleared plan', () => {
+    const plan = [
+      { content: 'read', status: 'completed', priority: 'high' },
+      { content: 'write', status: 'in_progress' },
+      { content: 'test', status: 'blocked', priority: 'urgent' },
+      { content: '  ', status: 'pending' },
+      { status: 'pending' },
+      'not a step',
+    ];
+    expect(parseRunEvent(JSON.stringify({ ...base, kind: 'plan', plan }))).toEqual({
+      ...base,
+      kind: 'plan',
+      plan: [
+        { content: 'read', status: 'completed', priority: 'high' },
+        { content: 'write', status: 'in_progress' },
+        { content: 'test', status: 'pending' },
+      ],
+    });
+    expect(parseRunEvent(JSON.stringify({ ...base, kind: 'plan' }))).toEqual({ ...base, kind: 'plan', plan: [] });
+    expect(parseRunEvent(JSON.stringify({ ...base, kind: 'plan', plan: 'x' }))).toEqual({ ...base, kind: 'plan', plan: [] });
+  });
 });

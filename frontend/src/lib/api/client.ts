@@ -54,6 +54,7 @@ import type {
   TaskStatus,
   WorktreeUsage,
 } from './boardTypes';
+import { AcpAgentsApi } from './acpClient';
 import { AgentsApi } from './agentClient';
 import { ApprovalsApi } from './approvalClient';
 import { LineCommentsApi } from './lineCommentClient';
@@ -97,6 +98,8 @@ export class ApiClient {
   readonly lineComments = new LineCommentsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** Routines: schedules, their fires and the spec preview (scheduleClient.ts). */
   readonly schedules = new SchedulesApi((method, path, body, signal) => this.request(method, path, body, signal));
+  /** A person's own ACP agents (acpClient.ts). */
+  readonly acp = new AcpAgentsApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The first-run welcome (teamClient.ts). */
   readonly onboarding = new OnboardingApi((method, path, body, signal) => this.request(method, path, body, signal));
   /** The OpenClaw Gateway's settings, status, MCP registration and activity (openclawClient.ts). */

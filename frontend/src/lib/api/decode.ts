@@ -11,6 +11,9 @@ import type {
   Health,
   HealthCheckResult,
   InstallEvent,
+  PlanPriority,
+  PlanStatus,
+  PlanStep,
   Run,
   RunEvent,
   RunsPage,
@@ -80,7 +83,12 @@ export function decodeRuntimeEntry(r: unknown): RuntimeEntry {
   need(isState(r.connectionState), `runtime ${r.id} has an unknown connection state`);
   need(Array.isArray(r.keys) && r.keys.every((k) => isObject(k) && typeof k.id === 'string'), `runtime ${r.id} keys`);
   need(Array.isArray(r.providers), `runtime ${r.id} has no providers list`);
+  need(r.acp === undefined || isAcpCommand(r.acp), `runtime ${r.id} has an unreadable ACP command`);
   return r as unknown as RuntimeEntry;
+}
+
+function isAcpCommand(v: unknown): boolean {
+  return isObject(v) && typeof v.command === 'string' && Array.isArray(v.args) && Array.isArray(v.envVars);
 }
 
 export function decodeRuntimes(v: unknown): RuntimesResponse {
@@ -187,9 +195,32 @@ export function parseRunEvent(data: string): RunEvent | null {
       return v.costUsd === undefined || typeof v.costUsd === 'number' ? (v as unknown as RunEvent) : null;
     case 'error':
       return optStr(v.message) ? ({ ...v, message: v.message ?? '' } as unknown as RunEvent) : null;
+    case 'plan':
+      return { runId: v.runId, seq: v.seq, ts: v.ts, kind: 'plan', plan: planSteps(v.plan) };
     case 'done':
       return str(v.reason) ? (v as unknown as RunEvent) : null;
     default:
       return null;
   }
+}
+
+const PLAN_STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed']);
+const PLAN_PRIORITIES: ReadonlySet<string> = new Set(['high', 'medium', 'low']);
+
+/**
+ * A plan event's steps. The backend leaves an empty plan out (a cleared
+ * plan), and keeps statuses as the agent sent them: a step without text is
+ * skipped, an unknown status reads as pending, an unknown priority as none.
+ */
+function planSteps(v: unknown): PlanStep[] {
+  if (!Array.isArray(v)) return [];
+  const out: PlanStep[] = [];
+  for (const e of v) {
+    if (!isObject(e) || !str(e.content) || e.content.trim() === '') continue;
+    const status = str(e.status) && PLAN_STATUSES.has(e.status) ? (e.status as PlanStatus) : 'pending';
+    const step: PlanStep = { content: e.content, status };
+    if (str(e.priority) && PLAN_PRIORITIES.has(e.priority)) step.priority = e.priority as PlanPriority;
+    out.push(step);
+  }
+  return out;
 }

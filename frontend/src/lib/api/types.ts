@@ -3,7 +3,14 @@
 // Go structs: these and boardTypes.ts (the board, budgets, spend, repos) are
 // the only place the UI learns the API's shape.
 
-export type AuthKind = 'api-key' | 'oauth' | 'none';
+/**
+ * How a runtime signs in. "agent-login": the agent keeps its own login (its
+ * loginCommand) that Clawboo cannot see, so it is ready once installed; it
+ * may still list provider key slots, connected like an api-key runtime's.
+ */
+export type AuthKind = 'api-key' | 'oauth' | 'none' | 'agent-login';
+/** What kind of runtime it is: a hand-adapted CLI, Clawboo's own loop, an Agent Client Protocol agent, or the test mock. */
+export type RuntimeFamily = 'cli' | 'native' | 'acp' | 'mock';
 export type ConnectionState = 'not-installed' | 'needs-auth' | 'needs-login' | 'ready';
 /** Where a runtime's credential comes from ("login" is Codex's own sign-in). */
 export type CredentialSource = 'env' | 'vault' | 'openclaw' | 'login' | 'setting';
@@ -11,10 +18,21 @@ export type CredentialSource = 'env' | 'vault' | 'openclaw' | 'login' | 'setting
 /** Where a key comes from; 'setting' is Ollama's saved address (it has no key). */
 export type KeySource = 'env' | 'vault' | 'openclaw' | 'setting';
 
+/** How an ACP agent is started: a program and its arguments (never a shell line), and the keys it reads. */
+export interface AcpCommand {
+  command: string;
+  args: string[];
+  /** Names of the keys passed to it when set. */
+  envVars: string[];
+  /** A person added it (it can be removed); the catalog's are not. */
+  custom: boolean;
+}
+
 /** A connectable runtime from the catalog. */
 export interface RuntimeDescriptor {
   id: string;
   name: string;
+  family: RuntimeFamily;
   builtIn: boolean;
   authKind: AuthKind;
   envVar: string | null;
@@ -26,6 +44,17 @@ export interface RuntimeDescriptor {
   loginCommand: string | null;
   /** Provider ids a key can be connected for, in the backend's order. */
   providers: string[];
+  /** Family acp only. */
+  acp?: AcpCommand;
+}
+
+/** POST /api/acp/agents: a person's own ACP agent. */
+export interface AddAcpAgentRequest {
+  name: string;
+  /** A program on PATH or an absolute path; no shell syntax. */
+  command: string;
+  args?: string[];
+  envVars?: string[];
 }
 
 export interface Capabilities {
@@ -225,6 +254,19 @@ export interface ErrorEvent extends EventBase {
   message: string;
   fatal?: boolean;
 }
+export type PlanStatus = 'pending' | 'in_progress' | 'completed';
+export type PlanPriority = 'high' | 'medium' | 'low';
+/** One step of an agent's plan. */
+export interface PlanStep {
+  content: string;
+  status: PlanStatus;
+  priority?: PlanPriority;
+}
+/** The agent's whole plan as it stands now (ACP's plan update); each replaces the last. */
+export interface PlanEvent extends EventBase {
+  kind: 'plan';
+  plan: PlanStep[];
+}
 export interface DoneEvent extends EventBase {
   kind: 'done';
   reason: DoneReason;
@@ -239,6 +281,7 @@ export type RunEvent =
   | ToolResultEvent
   | CostEvent
   | ErrorEvent
+  | PlanEvent
   | DoneEvent;
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'aborted', 'timed_out'];

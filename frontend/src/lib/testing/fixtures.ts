@@ -33,6 +33,7 @@ export function makeRuntime(over: Partial<RuntimeEntry> = {}): RuntimeEntry {
   return {
     id: 'claude-code',
     name: 'Claude Code',
+    family: 'cli',
     builtIn: false,
     authKind: 'api-key',
     envVar: 'ANTHROPIC_API_KEY',
@@ -67,6 +68,27 @@ export function makeRuntime(over: Partial<RuntimeEntry> = {}): RuntimeEntry {
     keys: [{ id: 'anthropic', name: 'Anthropic', envVar: 'ANTHROPIC_API_KEY', keyless: false, connected: false, source: null }],
     ...over,
   };
+}
+
+/** An ACP agent's entry: a person's own, installed and ready, unless overridden. */
+export function makeAcpRuntime(over: Partial<RuntimeEntry> = {}): RuntimeEntry {
+  return makeRuntime({
+    id: 'acp-my-agent',
+    name: 'My agent',
+    family: 'acp',
+    authKind: 'agent-login',
+    envVar: null,
+    installCommand: null,
+    healthBin: '/opt/my-agent',
+    providers: [],
+    keys: [],
+    installed: true,
+    canRun: true,
+    connectionState: 'ready',
+    health: { ok: true },
+    acp: { command: '/opt/my-agent', args: ['--acp'], envVars: [], custom: true },
+    ...over,
+  });
 }
 
 /** A provider key slot. */
