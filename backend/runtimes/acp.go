@@ -141,9 +141,17 @@ func SavedACP(id executor.ID, name string, c ACPCommand) Descriptor {
 	}
 }
 
+// shells would run their arguments as a command line, which is what "no
+// shell" rules out; so would env, which starts whatever follows it.
+var shells = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "env", "cmd", "cmd.exe", "powershell", "pwsh"}
+
 // checkProgram: an absolute path must exist and be executable; a bare
-// name must be found; a relative path with a folder is refused.
+// name must be found; a relative path with a folder is refused; a shell is
+// refused however it is named.
 func checkProgram(command string, find func(string) (string, bool)) error {
+	if slices.Contains(shells, strings.ToLower(filepath.Base(command))) {
+		return ErrACPShell
+	}
 	if filepath.IsAbs(command) {
 		if !proc.IsExecutableFile(command) {
 			return fmt.Errorf("%w: %s is not an executable file", ErrACPCommand, command)

@@ -42,6 +42,9 @@ func TestCustomACPChecksWhatItStarts(t *testing.T) {
 		{"A", prog, nil, []string{"PATH"}, ErrACPEnvName},
 		{"A", prog, nil, []string{"CLAWBOO_MCP_TOKEN"}, ErrACPEnvName},
 		{"A", prog, nil, []string{"1X"}, ErrACPEnvName},
+		{"A", "/bin/sh", []string{"-c", "rm -rf x"}, nil, ErrACPShell},
+		{"A", "bash", nil, nil, ErrACPShell},
+		{"A", "/usr/bin/env", []string{"agent"}, nil, ErrACPShell},
 	} {
 		if _, err := CustomACP(c.name, c.command, c.args, c.vars, find, none); !errors.Is(err, c.want) {
 			t.Errorf("%q %q %q %q: %v, want %v", c.name, c.command, c.args, c.vars, err, c.want)
