@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,9 +19,8 @@ import (
 func buildFakeACP(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "fakeacp")
-	out, err := exec.Command("go", "build", "-o", p, "github.com/clawboo/desktop/backend/fakes/fakeacp").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build fakeacp: %v\n%s", err, out)
+	if err := testkit.GoBuild("github.com/clawboo/desktop/backend/fakes/fakeacp", p); err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,14 +28,8 @@ import (
 func buildFakeHermes(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command builds the fake hermes: %v", err)
-	}
-	out, err := exec.Command(gobin, "build", "-o", filepath.Join(dir, "hermes"),
-		"github.com/clawboo/desktop/backend/fakes/fakehermes").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build fake hermes: %v\n%s", err, out)
+	if err := testkit.GoBuild("github.com/clawboo/desktop/backend/fakes/fakehermes", filepath.Join(dir, "hermes")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -2,7 +2,8 @@
 // test file writes its own copy: a buffer safe for concurrent writers, a
 // poll that waits for a condition (never for a fixed time), and a client
 // of the MCP servers' Streamable HTTP transport (MCPPost, MCPOpen,
-// MCPCall), as a program holding a token would speak it.
+// MCPCall), as a program holding a token would speak it, and GoBuild for
+// the stand-in programs tests start.
 //
 // Invariants: only tests import it (production code never does); it
 // imports nothing of this module; a wait always has a deadline, and its

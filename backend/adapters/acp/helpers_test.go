@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -45,10 +44,7 @@ func fakeAgent(tb testing.TB) string {
 			return
 		}
 		fakePath = filepath.Join(fakeDir, "fakeacp")
-		out, err := exec.Command("go", "build", "-o", fakePath, "github.com/clawboo/desktop/backend/fakes/fakeacp").CombinedOutput()
-		if err != nil {
-			fakeErr = fmt.Errorf("build fakeacp: %v\n%s", err, out)
-		}
+		fakeErr = testkit.GoBuild("github.com/clawboo/desktop/backend/fakes/fakeacp", fakePath)
 	})
 	if fakeErr != nil {
 		tb.Fatal(fakeErr)

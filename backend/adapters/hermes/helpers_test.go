@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/executor/executortest"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 // The fake hermes program is built once per test binary from this repo
@@ -47,15 +47,7 @@ func fakeHermes(tb testing.TB) string {
 			return
 		}
 		fakePath = filepath.Join(fakeDir, "hermes")
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			fakeErr = fmt.Errorf("the go command builds the fake hermes: %v", err)
-			return
-		}
-		out, err := exec.Command(gobin, "build", "-o", fakePath, "github.com/clawboo/desktop/backend/fakes/fakehermes").CombinedOutput()
-		if err != nil {
-			fakeErr = fmt.Errorf("build fake hermes: %v\n%s", err, out)
-		}
+		fakeErr = testkit.GoBuild("github.com/clawboo/desktop/backend/fakes/fakehermes", fakePath)
 	})
 	if fakeErr != nil {
 		tb.Fatal(fakeErr)

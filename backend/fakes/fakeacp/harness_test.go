@@ -17,6 +17,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/clawboo/desktop/internal/testkit"
 )
 
 var bin string
@@ -28,9 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "fakeacp")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/clawboo/desktop/backend/fakes/fakeacp").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building fakeacp: %v\n%s", err, out)
+	if err := testkit.GoBuild("github.com/clawboo/desktop/backend/fakes/fakeacp", bin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
