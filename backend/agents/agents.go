@@ -30,13 +30,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/slug"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/vault"
 )
@@ -293,30 +292,11 @@ func (s *Service) syncBudget(ctx context.Context, id string, want *float64) erro
 // newID is a slug of name plus a random suffix: "Code Reviewer" →
 // "code-reviewer-k3x9q2".
 func newID(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 40 {
-			break
-		}
-	}
-	slug := strings.Trim(b.String(), "-")
-	if slug == "" {
-		slug = "agent"
-	}
 	const alphabet = "abcdefghijkmnpqrstuvwxyz23456789"
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	for i := range rnd {
 		rnd[i] = alphabet[int(rnd[i])%len(alphabet)]
 	}
-	return slug + "-" + string(rnd[:])
+	return slug.Of(name, "agent") + "-" + string(rnd[:])
 }

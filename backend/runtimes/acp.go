@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/proc"
+	"github.com/clawboo/desktop/backend/slug"
 )
 
 // Families of runtimes, as GET /api/runtimes names them.
@@ -122,9 +123,9 @@ func CustomACP(name, command string, args, envVars []string, find func(string) (
 			vars = append(vars, v)
 		}
 	}
-	id := executor.ID(ACPPrefix + slug(name))
+	id := executor.ID(ACPPrefix + slug.Of(name, "agent"))
 	for n := 2; taken(id); n++ {
-		id = executor.ID(fmt.Sprintf("%s%s-%d", ACPPrefix, slug(name), n))
+		id = executor.ID(fmt.Sprintf("%s%s-%d", ACPPrefix, slug.Of(name, "agent"), n))
 	}
 	return SavedACP(id, name, ACPCommand{Command: command, Args: args, EnvVars: vars}), nil
 }
@@ -165,28 +166,4 @@ func checkProgram(command string, find func(string) (string, bool)) error {
 		return fmt.Errorf("%w: %s was not found", ErrACPCommand, command)
 	}
 	return nil
-}
-
-// slug is a lower-case id part made of a name's letters and digits.
-func slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 40 {
-			break
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if s == "" {
-		s = "agent"
-	}
-	return s
 }

@@ -27,6 +27,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/clawboo/desktop/backend/slug"
 	"github.com/clawboo/desktop/backend/store"
 )
 
@@ -370,26 +371,7 @@ func setLeader(ctx context.Context, tx *sql.Tx, teamID, agentID string, now int6
 
 // newID is a slug of the name plus a random suffix.
 func newID(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 40 {
-			break
-		}
-	}
-	slug := strings.Trim(b.String(), "-")
-	if slug == "" {
-		slug = "team"
-	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	return fmt.Sprintf("%s-%x", slug, rnd)
+	return fmt.Sprintf("%s-%x", slug.Of(name, "team"), rnd)
 }
