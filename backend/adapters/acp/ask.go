@@ -1,9 +1,11 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -88,7 +90,7 @@ func (c *client) RequestPermission(ctx context.Context, p acpsdk.RequestPermissi
 	if p.ToolCall.Title != nil {
 		title = *p.ToolCall.Title
 	}
-	title = cut(firstNonEmpty(title, string(p.ToolCall.ToolCallId), "a tool"), 200)
+	title = cut(cmp.Or(strings.TrimSpace(title), string(p.ToolCall.ToolCallId), "a tool"), 200)
 	if r.stopping() {
 		return cancelled(), nil
 	}
@@ -174,19 +176,8 @@ func cut(s string, n int) string {
 		return s
 	}
 	i := n
-	for i > 0 && !utf8Start(s[i]) {
+	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
 	return s[:i] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -96,7 +97,7 @@ func (m *mapper) summary() string {
 }
 
 func (m *mapper) toolCall(t *acpsdk.SessionUpdateToolCall) []executor.Event {
-	id, name := string(t.ToolCallId), firstNonEmpty(t.Title, string(t.Kind), "tool")
+	id, name := string(t.ToolCallId), cmp.Or(strings.TrimSpace(t.Title), string(t.Kind), "tool")
 	m.mu.Lock()
 	if len(m.tools) < maxTools {
 		m.tools[id] = cut(name, 200)
@@ -127,7 +128,7 @@ func (m *mapper) toolUpdate(t *acpsdk.SessionToolCallUpdate) []executor.Event {
 	if name == "" && t.Title != nil {
 		name = cut(*t.Title, 200)
 	}
-	return []executor.Event{executor.ToolResult(id, firstNonEmpty(name, "tool"), toolOutput(t.Content, t.RawOutput), *t.Status == acpsdk.ToolCallStatusFailed)}
+	return []executor.Event{executor.ToolResult(id, cmp.Or(name, "tool"), toolOutput(t.Content, t.RawOutput), *t.Status == acpsdk.ToolCallStatusFailed)}
 }
 
 func (m *mapper) usage(u *acpsdk.SessionUsageUpdate) {

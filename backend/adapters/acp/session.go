@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,7 +46,7 @@ func (r *run) loop() {
 		r.mu.Unlock()
 		switch {
 		case aborted:
-			r.end(executor.DoneAborted, firstNonEmpty(r.mapper.summary(), "aborted"))
+			r.end(executor.DoneAborted, cmp.Or(r.mapper.summary(), "aborted"))
 			return
 		case err != nil:
 			r.fail(err, "turn")
@@ -88,9 +89,9 @@ func (r *run) finishTurn(resp acpsdk.PromptResponse) {
 	case acpsdk.StopReasonEndTurn, "":
 		r.end(executor.DoneSuccess, summary)
 	case acpsdk.StopReasonMaxTokens, acpsdk.StopReasonMaxTurnRequests:
-		r.end(executor.DoneMaxTurns, firstNonEmpty(summary, "the agent stopped at its limit ("+string(resp.StopReason)+")"))
+		r.end(executor.DoneMaxTurns, cmp.Or(summary, "the agent stopped at its limit ("+string(resp.StopReason)+")"))
 	case acpsdk.StopReasonCancelled:
-		r.end(executor.DoneAborted, firstNonEmpty(summary, "the agent cancelled the turn"))
+		r.end(executor.DoneAborted, cmp.Or(summary, "the agent cancelled the turn"))
 	case acpsdk.StopReasonRefusal:
 		r.end(executor.DoneError, "the agent refused to continue")
 	default:

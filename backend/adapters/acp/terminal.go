@@ -47,7 +47,7 @@ func newTerminals(r *run) *terminals { return &terminals{r: r, live: map[string]
 func (c *client) CreateTerminal(ctx context.Context, p acpsdk.CreateTerminalRequest) (acpsdk.CreateTerminalResponse, error) {
 	r := c.r
 	argv := append([]string{p.Command}, p.Args...)
-	line := quoteArgv(argv)
+	line := cut(proc.QuoteArgv(argv), 2000)
 	dir := r.req.WorkDir
 	if p.Cwd != nil && *p.Cwd != "" {
 		rel, err := r.path(*p.Cwd)
@@ -232,16 +232,4 @@ func (c *client) ReleaseTerminal(_ context.Context, p acpsdk.ReleaseTerminalRequ
 	}
 	term.c.Stop()
 	return acpsdk.ReleaseTerminalResponse{}, nil
-}
-
-// quoteArgv is a command line as a person reads it.
-func quoteArgv(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return cut(strings.Join(out, " "), 2000)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -178,7 +177,7 @@ func (s *shellTool) call(ctx context.Context, input json.RawMessage) toolOutcome
 
 	req := s.info
 	req.Argv = append([]string(nil), in.Argv...)
-	req.Command = quoteArgv(in.Argv)
+	req.Command = proc.QuoteArgv(in.Argv)
 	req.Why = strings.TrimSpace(in.Why)
 	ans, err := s.ask(ctx, req)
 	if ctx.Err() != nil && (err != nil || ans.Outcome != AskAllowed) {
@@ -278,22 +277,6 @@ func resolveProgram(name string, env []string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("program %q was not found on PATH", name)
-}
-
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
-
-// quoteArgv renders argv as a person reads it, each item quoted when
-// needed so item boundaries are unambiguous.
-func quoteArgv(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		if plainArg.MatchString(a) {
-			parts[i] = a
-		} else {
-			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // signalNames turns Go's signal descriptions into the names people know.

@@ -260,12 +260,6 @@ func TestRunCommandEnvironmentHasNoProviderKeys(t *testing.T) {
 	}
 }
 
-func TestQuoteArgv(t *testing.T) {
-	if got := quoteArgv([]string{"git", "commit", "-m", "it's done", "a b"}); got != `git commit -m 'it'\''s done' 'a b'` {
-		t.Fatalf("%s", got)
-	}
-}
-
 // blockingAsker waits for the run to stop, as a card nobody answers does.
 type blockingAsker struct{ asked chan struct{} }
 
