@@ -111,20 +111,17 @@ func TestACrashMidTurnSaysSo(t *testing.T) {
 	noGoroutinesLeft(t, before)
 }
 
-func TestAFloodIsTakenWholeOrStoppedInWords(t *testing.T) {
+// TestAFloodIsTakenWhole: the pump paces the agent (its stdout pipe fills
+// while 256 updates wait to be mapped), so a flood the SDK alone would
+// end the connection over arrives whole.
+func TestAFloodIsTakenWhole(t *testing.T) {
 	before := numGoroutines()
 	evs, done := finish(t, start(t, newAdapter(t), "!flood 20000\n!say end", "", nil))
-	switch done.Reason {
-	case executor.DoneSuccess:
-		if got := strings.Count(said(evs), "x"); got != 20000 {
-			t.Fatalf("%d of 20000 deltas arrived", got)
-		}
-	case executor.DoneError:
-		if !strings.Contains(done.Summary, "faster than") {
-			t.Fatalf("flood ended in %q", done.Summary)
-		}
-	default:
+	if done.Reason != executor.DoneSuccess {
 		t.Fatalf("done %q: %q", done.Reason, done.Summary)
+	}
+	if got := strings.Count(said(evs), "x"); got != 20000 {
+		t.Fatalf("%d of 20000 deltas arrived", got)
 	}
 	noGoroutinesLeft(t, before)
 }
