@@ -69,21 +69,11 @@ func TestRealClaudeCodeOverACP(t *testing.T) {
 		},
 	})
 	res, asked := rg.run(t, "acp-claude", parent.ID, agentID, func() string { return fmt.Sprintf("%+v", fake.Requests()) })
-	reqs := fake.Requests()
-	if !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
-		t.Fatalf("run %+v\nasked %v\nmodel calls: %+v\nlogs:\n%s", res, asked, reqs, rg.logs.String())
+	var keys []string
+	for _, r := range fake.Requests() {
+		keys = append(keys, r.APIKey)
 	}
-	if len(asked) == 0 {
-		t.Fatal("no permission was asked")
-	}
-	for i, r := range reqs {
-		if r.APIKey != acpClaudeKey {
-			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
-		}
-	}
-	wantClaimedBy(t, rg.h, child.ID, agentID)
-	wantReviewDiff(t, rg.h, res, parent.ID, "notes/acp.md", "written by claude over acp")
-	rg.secretsStayOut(t, ctx, res.RunID, acpClaudeKey)
+	rg.wantLanded(t, ctx, res, asked, keys, parent.ID, child.ID, agentID, "notes/acp.md", "written by claude over acp", acpClaudeKey)
 }
 
 // realACP is a listening backend whose runtimes' children see environ
@@ -182,11 +172,30 @@ func (rg *realACP) run(t *testing.T, rt, taskID, agentID string, calls func() st
 	return res, asked
 }
 
-// secretsStayOut: the key is in no stored event of the run, no log line
-// and no file under the home.
-func (rg *realACP) secretsStayOut(t *testing.T, ctx context.Context, runID, key string) {
+// wantLanded: the run ended with the agent's last words "done: …" after
+// asking at least one permission, every model call carried the vault's
+// key, the subtask was claimed through the Tasks server, the task is in
+// review with file holding want in its diff, and the key is in no stored
+// event, log line or file under the home.
+func (rg *realACP) wantLanded(t *testing.T, ctx context.Context, res taskRunResult, asked, keys []string, parentID, childID, agentID, file, want, key string) {
 	t.Helper()
-	rows, err := rg.b.Store.ListEvents(ctx, runID, 0, 10000)
+	if !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
+		t.Fatalf("run %+v\nasked %v\nlogs:\n%s", res, asked, rg.logs.String())
+	}
+	if len(asked) == 0 {
+		t.Fatal("no permission was asked")
+	}
+	if len(keys) == 0 {
+		t.Fatal("the model was never called")
+	}
+	for i, k := range keys {
+		if k != key {
+			t.Fatalf("request %d carried key %q, not the vault's", i, k)
+		}
+	}
+	wantClaimedBy(t, rg.h, childID, agentID)
+	wantReviewDiff(t, rg.h, res, parentID, file, want)
+	rows, err := rg.b.Store.ListEvents(ctx, res.RunID, 0, 10000)
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("events: %d %v", len(rows), err)
 	}
@@ -265,19 +274,9 @@ func TestRealOpenCodeOverACP(t *testing.T) {
 		{Text: "done: {result}"},
 	}})
 	res, asked := rg.run(t, "acp-opencode", parent.ID, agentID, func() string { return fmt.Sprintf("%+v", fake.Requests()) })
-	reqs := fake.Requests()
-	if !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
-		t.Fatalf("run %+v\nasked %v\nmodel calls: %+v\nlogs:\n%s", res, asked, reqs, rg.logs.String())
+	var keys []string
+	for _, r := range fake.Requests() {
+		keys = append(keys, r.APIKey)
 	}
-	if len(asked) == 0 {
-		t.Fatal("no permission was asked")
-	}
-	for i, r := range reqs {
-		if r.APIKey != acpOpenCodeKey {
-			t.Fatalf("request %d carried key %q, not the vault's", i, r.APIKey)
-		}
-	}
-	wantClaimedBy(t, rg.h, child.ID, agentID)
-	wantReviewDiff(t, rg.h, res, parent.ID, "notes/opencode.md", "written by opencode over acp")
-	rg.secretsStayOut(t, ctx, res.RunID, acpOpenCodeKey)
+	rg.wantLanded(t, ctx, res, asked, keys, parent.ID, child.ID, agentID, "notes/opencode.md", "written by opencode over acp", acpOpenCodeKey)
 }
