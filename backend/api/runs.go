@@ -149,6 +149,11 @@ func (a *API) listRuns(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		runs, err = a.opts.Store.ListRuns(r.Context(), before, limit+1)
+		if err == nil && before == "" {
+			// A run just started may have no row yet (it is written with
+			// its first events); the newest page shows it all the same.
+			runs = withLive(runs, a.opts.Supervisor.LiveRuns())
+		}
 	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
