@@ -88,18 +88,22 @@ func TestACPAgentsThroughTheAPI(t *testing.T) {
 		}
 	}
 
-	for _, bad := range []map[string]any{
-		{"name": "x", "command": "fakeacp; rm -rf ~"},
-		{"name": "x", "command": "./fakeacp"},
-		{"name": "x", "command": "no-such-acp-agent-program"},
-		{"name": "x", "command": "/etc/passwd"},
-		{"name": "x", "command": fake, "args": []string{"$(whoami)"}},
-		{"name": "x", "command": fake, "envVars": []string{"BAD-NAME"}},
-		{"name": "", "command": fake},
+	for _, bad := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"name": "x", "command": "fakeacp; rm -rf ~"}, "command"},
+		{map[string]any{"name": "x", "command": "./fakeacp"}, "command"},
+		{map[string]any{"name": "x", "command": "no-such-acp-agent-program"}, "command"},
+		{map[string]any{"name": "x", "command": "/etc/passwd"}, "command"},
+		{map[string]any{"name": "x", "command": "/bin/sh", "args": []string{"-c", "rm -rf x"}}, "command"},
+		{map[string]any{"name": "x", "command": fake, "args": []string{"$(whoami)"}}, "args"},
+		{map[string]any{"name": "x", "command": fake, "envVars": []string{"BAD-NAME"}}, "envVars"},
+		{map[string]any{"name": "", "command": fake}, "name"},
 	} {
-		var e struct{ Error string }
-		if code := e2eDo(t, h, "POST", "/api/acp/agents", bad, &e); code != http.StatusBadRequest || e.Error == "" {
-			t.Fatalf("%v: %d %q", bad, code, e.Error)
+		var e struct{ Error, Field string }
+		if code := e2eDo(t, h, "POST", "/api/acp/agents", bad.body, &e); code != http.StatusBadRequest || e.Error == "" || e.Field != bad.field {
+			t.Fatalf("%v: %d %q about %q, want it about %q", bad.body, code, e.Error, e.Field, bad.field)
 		}
 	}
 

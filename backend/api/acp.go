@@ -27,8 +27,9 @@ type acpAgentBody struct {
 }
 
 // addACPAgent: POST /api/acp/agents {name, command, args?, envVars?} →
-// 201 {runtime}; 400 for a command that is not an absolute path or a
-// program on PATH, or that holds shell syntax.
+// 201 {runtime}; 400 {error, field} for a command that is not an absolute
+// path or a program on PATH, or that holds shell syntax (field says which
+// of name, command, args, envVars the words are about).
 func (a *API) addACPAgent(w http.ResponseWriter, r *http.Request) {
 	if a.opts.ACPAgents == nil {
 		writeError(w, http.StatusServiceUnavailable, "ACP agents are not available")
@@ -39,10 +40,10 @@ func (a *API) addACPAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := a.opts.ACPAgents.Add(r.Context(), body.Name, body.Command, body.Args, body.EnvVars)
+	var refused *runtimes.ACPError
 	switch {
-	case errors.Is(err, runtimes.ErrACPName), errors.Is(err, runtimes.ErrACPCommand),
-		errors.Is(err, runtimes.ErrACPShell), errors.Is(err, runtimes.ErrACPEnvName), errors.Is(err, runtimes.ErrACPArgs):
-		writeError(w, http.StatusBadRequest, "%v", err)
+	case errors.As(err, &refused):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": refused.Error(), "field": refused.Field})
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, "%v", err)
 	default:

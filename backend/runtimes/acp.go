@@ -69,7 +69,6 @@ func ACPDescriptors() []Descriptor {
 	}
 	goose := acp("goose", "Goose", "goose", []string{"acp"}, "", "https://block.github.io/goose/docs/getting-started/installation", AuthAgent, "")
 	goose.LoginCommand = ptr("goose configure")
-	goose.InstallCommand = ptr("see Goose's installation guide (it is not an npm package)")
 	return []Descriptor{gemini, opencode, copilot, claude, goose}
 }
 
@@ -78,7 +77,7 @@ var (
 	ErrACPName    = errors.New("name is required (at most 60 characters)")
 	ErrACPCommand = errors.New("command must be an absolute path to a program, or a program found on PATH")
 	ErrACPShell   = errors.New("no shell syntax: the command and each argument are passed to the program as they are")
-	ErrACPEnvName = errors.New("envVars are variable names (A-Z, 0-9 and _), and not one Clawboo sets itself")
+	ErrACPEnvName = errors.New("key names are variable names (A-Z, 0-9 and _), and not one Clawboo sets itself")
 	ErrACPArgs    = errors.New("at most 32 arguments of at most 1,000 characters each")
 )
 
@@ -92,42 +91,62 @@ const shellSyntax = "|&;<>$`\\\"'*?[]{}~#()\n\r\x00"
 // shell syntax, and the key names are plain variable names. taken says
 // whether an id is in use; the id is "acp-" and a slug of the name.
 func CustomACP(name, command string, args, envVars []string, find func(string) (string, bool), taken func(executor.ID) bool) (Descriptor, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 60 || strings.ContainsAny(name, "\n\r\x00") {
-		return Descriptor{}, ErrACPName
-	}
-	command = strings.TrimSpace(command)
-	if command == "" || strings.ContainsAny(command, shellSyntax+" \t") {
-		return Descriptor{}, ErrACPShell
-	}
-	if len(args) > 32 {
-		return Descriptor{}, ErrACPArgs
-	}
-	for _, a := range args {
-		if len(a) > 1000 {
-			return Descriptor{}, ErrACPArgs
-		}
-		if strings.ContainsAny(a, shellSyntax) {
-			return Descriptor{}, ErrACPShell
-		}
-	}
-	if err := checkProgram(command, find); err != nil {
+	name, command = strings.TrimSpace(name), strings.TrimSpace(command)
+	vars, err := checkACP(name, command, args, envVars, find)
+	if err != nil {
 		return Descriptor{}, err
-	}
-	vars := []string{}
-	for _, v := range envVars {
-		if !envName.MatchString(v) || proc.HostOwned(v) || slices.Contains(proc.BaseEnv(), v) {
-			return Descriptor{}, ErrACPEnvName
-		}
-		if !slices.Contains(vars, v) {
-			vars = append(vars, v)
-		}
 	}
 	id := executor.ID(ACPPrefix + slug.Of(name, "agent"))
 	for n := 2; taken(id); n++ {
 		id = executor.ID(fmt.Sprintf("%s%s-%d", ACPPrefix, slug.Of(name, "agent"), n))
 	}
 	return SavedACP(id, name, ACPCommand{Command: command, Args: args, EnvVars: vars}), nil
+}
+
+// ACPError is a refusal of a person's ACP agent, naming the field it is
+// about as the API spells it (name, command, args, envVars), so the page
+// puts the words by that field; errors.Is finds the ErrACP… inside.
+type ACPError struct {
+	Field string
+	Err   error
+}
+
+func (e *ACPError) Error() string { return e.Err.Error() }
+func (e *ACPError) Unwrap() error { return e.Err }
+
+// checkACP checks each field of a person's ACP agent (name and command
+// already trimmed) and returns its key names without repeats.
+func checkACP(name, command string, args, envVars []string, find func(string) (string, bool)) ([]string, error) {
+	if name == "" || len(name) > 60 || strings.ContainsAny(name, "\n\r\x00") {
+		return nil, &ACPError{"name", ErrACPName}
+	}
+	if command == "" || strings.ContainsAny(command, shellSyntax+" \t") {
+		return nil, &ACPError{"command", ErrACPShell}
+	}
+	if len(args) > 32 {
+		return nil, &ACPError{"args", ErrACPArgs}
+	}
+	for _, a := range args {
+		if len(a) > 1000 {
+			return nil, &ACPError{"args", ErrACPArgs}
+		}
+		if strings.ContainsAny(a, shellSyntax) {
+			return nil, &ACPError{"args", ErrACPShell}
+		}
+	}
+	if err := checkProgram(command, find); err != nil {
+		return nil, &ACPError{"command", err}
+	}
+	vars := []string{}
+	for _, v := range envVars {
+		if !envName.MatchString(v) || proc.HostOwned(v) || slices.Contains(proc.BaseEnv(), v) {
+			return nil, &ACPError{"envVars", ErrACPEnvName}
+		}
+		if !slices.Contains(vars, v) {
+			vars = append(vars, v)
+		}
+	}
+	return vars, nil
 }
 
 // SavedACP is the descriptor of a person's ACP agent as it was stored

@@ -37,27 +37,20 @@ describe('ACP agents', () => {
     expect(parseEnvVars('')).toEqual([]);
   });
 
-  it('puts each refusal at its field, in plain words', () => {
-    const form = { command: 'fakeacp; rm -rf ~', args: [] };
-    expect(acpRefusal('no shell syntax: the command and each argument are passed to the program as they are', form)).toEqual({
+  it('puts each refusal at the field the backend names, in its words', () => {
+    const shell = 'no shell syntax: the command and each argument are passed to the program as they are';
+    expect(acpRefusal(shell, { error: shell, field: 'command' })).toEqual({
       field: 'command',
       text: 'No shell syntax: the command and each argument are passed to the program as they are',
     });
-    expect(acpRefusal('no shell syntax: x', { command: '/bin/agent', args: ['--a', '$HOME'] }).field).toBe('args');
-    expect(acpRefusal('no shell syntax: x', { command: 'a b', args: ['$HOME'] }).field).toBe('command');
-    expect(acpRefusal('command must be an absolute path to a program, or a program found on PATH: nope was not found', form)).toEqual({
-      field: 'command',
-      text: 'Command must be an absolute path to a program, or a program found on PATH: nope was not found',
-    });
-    expect(acpRefusal('name is required (at most 60 characters)', form).field).toBe('name');
-    expect(acpRefusal('envVars are variable names (A-Z, 0-9 and _), and not one Clawboo sets itself', form)).toEqual({
-      field: 'envVars',
-      text: 'Key names are variable names (A-Z, 0-9 and _), and not one Clawboo sets itself',
-    });
-    expect(acpRefusal('at most 32 arguments of at most 1,000 characters each', form).field).toBe('args');
-    expect(acpRefusal('store the ACP agents: disk is full', form)).toEqual({ field: null, text: 'Store the ACP agents: disk is full' });
+    expect(acpRefusal(shell, { error: shell, field: 'args' }).field).toBe('args');
+    expect(acpRefusal('name is required (at most 60 characters)', { field: 'name' }).field).toBe('name');
+    expect(acpRefusal('key names are variable names', { field: 'envVars' })).toEqual({ field: 'envVars', text: 'Key names are variable names' });
+    // No field, or one the form does not have: the words stand under the form.
+    expect(acpRefusal('store the ACP agents: disk is full', { error: 'x' })).toEqual({ field: null, text: 'Store the ACP agents: disk is full' });
+    expect(acpRefusal('odd', { field: 'toString' }).field).toBeNull();
+    expect(acpRefusal('odd', null).field).toBeNull();
   });
-
   it('shows a command as one would type it', () => {
     expect(commandWords({ command: 'gemini', args: ['--acp'] })).toBe('gemini --acp');
     expect(commandWords({ command: '/opt/a', args: ['--name', 'two words', ''] })).toBe('/opt/a --name "two words" ""');
@@ -66,7 +59,6 @@ describe('ACP agents', () => {
   it('installs only what npm or pipx installs', () => {
     expect(canInstall({ installCommand: 'npm install -g @google/gemini-cli@0' })).toBe(true);
     expect(canInstall({ installCommand: "pipx install 'hermes-agent<1'" })).toBe(true);
-    expect(canInstall({ installCommand: "see Goose's installation guide (it is not an npm package)" })).toBe(false);
     expect(canInstall({ installCommand: null })).toBe(false);
   });
 

@@ -33,26 +33,17 @@ export function parseEnvVars(text: string): string[] {
 
 export type AcpField = 'name' | 'command' | 'args' | 'envVars';
 
-/** What would mean something only to a shell (the backend refuses it in the command and each argument). */
-const SHELL = /[|&;<>$`\\"'*?[\]{}~#()]/;
+const FIELDS: readonly string[] = ['name', 'command', 'args', 'envVars'] satisfies AcpField[];
 
 /**
- * The field a refusal of POST /api/acp/agents is about, and its words as
- * the form says them (the backend's, with its JSON field name made plain).
- * field is null for a refusal about none of them (a server failure).
+ * The field a refusal of POST /api/acp/agents is about (the backend names
+ * it in the 400's `field`), and its words capitalised as the form shows
+ * them. field is null for a refusal about none of them (a server failure).
  */
-export function acpRefusal(message: string, form: { command: string; args: readonly string[] }): { field: AcpField | null; text: string } {
-  const plain = message.replace(/^envVars are /, 'key names are ');
-  const text = plain.charAt(0).toUpperCase() + plain.slice(1);
-  if (/^name is required/.test(message)) return { field: 'name', text };
-  if (/^command must be/.test(message)) return { field: 'command', text };
-  if (/^no shell syntax/.test(message)) {
-    const inArgs = !SHELL.test(form.command) && !/\s/.test(form.command.trim()) && form.args.some((a) => SHELL.test(a));
-    return { field: inArgs ? 'args' : 'command', text };
-  }
-  if (/^envVars are/.test(message)) return { field: 'envVars', text };
-  if (/^at most \d+ arguments/.test(message)) return { field: 'args', text };
-  return { field: null, text };
+export function acpRefusal(message: string, body: unknown): { field: AcpField | null; text: string } {
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  const f = body !== null && typeof body === 'object' && 'field' in body ? body.field : null;
+  return { field: typeof f === 'string' && FIELDS.includes(f) ? (f as AcpField) : null, text };
 }
 
 /** An ACP agent's command as one would type it ("gemini --acp"); an argument with spaces is quoted. */
@@ -61,13 +52,12 @@ export function commandWords(c: Pick<AcpCommand, 'command' | 'args'>): string {
 }
 
 /**
- * Whether Clawboo can install a runtime itself. The backend installs with
- * npm or pipx and says so in the command a person would type; any other
- * text (Goose's pointer to its own guide) or none (a person's own agent)
- * means the person installs it.
+ * Whether Clawboo can install a runtime itself: the backend gives an
+ * install command only for what it installs (npm, pipx); Goose, which has
+ * its own installer, and a person's own agent have none.
  */
 export function canInstall(rt: Pick<RuntimeEntry, 'installCommand'>): boolean {
-  return /^(npm|pipx)\s/.test(rt.installCommand ?? '');
+  return rt.installCommand !== null;
 }
 
 /**
