@@ -96,7 +96,7 @@ describe('ACP agents', { timeout: 120_000 }, () => {
       // Goose is not an npm package: no Install button, a pointer to its guide.
       const goose = card(page, 'acp-goose');
       assert.equal(await goose.getByTestId('install-button').count(), 0);
-      assert.match(await goose.getByTestId('manual-install').textContent(), /Clawboo cannot install it for you: see Goose's installation guide/);
+      assert.match(await goose.getByTestId('manual-install').textContent(), /Goose is not installed on this computer yet, and Clawboo cannot install it for you\./);
       assert.equal(await goose.getByRole('link', { name: 'How to install Goose' }).count(), 1);
       // The catalog's agents cannot be removed.
       assert.equal(await section.getByTestId('acp-remove').count(), 0);
