@@ -124,8 +124,11 @@ describe('ACP agents', { timeout: 120_000 }, () => {
       const form = page.getByTestId('acp-add-form');
       await form.waitFor();
 
+      // The section's "Add your own" link takes the keyboard past every card to the form.
+      await page.getByTestId('acp-add-jump').focus();
+      await page.keyboard.press('Enter');
+      await waitFocus(page, 'acp-name');
       // Shell syntax in the command: the backend's words at the command field, which takes the focus.
-      await form.getByLabel('Name', { exact: true }).focus();
       await page.keyboard.type('Fake agent');
       await page.keyboard.press('Tab');
       assert.equal(await focused(page), 'acp-command');
