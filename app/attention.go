@@ -60,6 +60,7 @@ const (
 	choiceDismissed popupChoice = iota // closed without choosing
 	choiceAllow
 	choiceDeny
+	choiceAllowAlways // "allow for this session", where the request offers it
 )
 
 // approvalPopup is one request as a popup shows it. Every field is plain
@@ -75,6 +76,8 @@ type approvalPopup struct {
 	Agent   string
 	Reason  string
 	Expires time.Time
+	// Always offers "Allow for this session" (the agent offers it).
+	Always bool
 }
 
 // Body is the popup's text below the heading.
@@ -115,8 +118,8 @@ type notifier interface {
 type attentionOptions struct {
 	Approvals *approval.Queue
 	Runs      *bus.Broker[store.Run]
-	// Resolve answers a request (allow true/false) on behalf of the popup.
-	Resolve func(ctx context.Context, id string, allow bool) error
+	// Resolve answers a request on behalf of the popup.
+	Resolve func(ctx context.Context, id string, d approval.Decision) error
 	// AgentName and TaskTitle make requests and notifications readable;
 	// either may be nil.
 	AgentName func(ctx context.Context, id string) string
@@ -278,11 +281,17 @@ func (a *attention) onAnswer(ctx context.Context, ans popupAnswer) {
 	}
 	// The queue decides: the request leaves when its "resolved" event
 	// arrives, whoever answered first.
-	allow := ans.Choice == choiceAllow
+	d := approval.Deny
+	switch ans.Choice {
+	case choiceAllow:
+		d = approval.Approve
+	case choiceAllowAlways:
+		d = approval.AllowAlways
+	}
 	go func() {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		if err := a.o.Resolve(rctx, ans.ID, allow); err != nil {
+		if err := a.o.Resolve(rctx, ans.ID, d); err != nil {
 			a.o.Log.Info("popup answer not taken", "approval", ans.ID, "err", err)
 		}
 	}()
@@ -360,7 +369,7 @@ func (a *attention) status() {
 // popupOf is the popup text of a request: the program and its arguments
 // for a command, the tool and its arguments for a tool call.
 func (a *attention) popupOf(ctx context.Context, r approval.Request) approvalPopup {
-	p := approvalPopup{ID: r.ID, Folder: r.Folder, Reason: r.Reason, Agent: r.AgentID}
+	p := approvalPopup{ID: r.ID, Folder: r.Folder, Reason: r.Reason, Agent: r.AgentID, Always: r.Always}
 	if r.ExpiresAt > 0 {
 		p.Expires = time.UnixMilli(r.ExpiresAt)
 	}

@@ -95,11 +95,7 @@ func newAttentionEnv(t *testing.T) *attentionEnv {
 	var countMu sync.Mutex
 	e.a = newAttention(attentionOptions{
 		Approvals: q, Runs: e.runs, Popups: e.desk, Notify: e.desk,
-		Resolve: func(ctx context.Context, id string, allow bool) error {
-			d := approval.Deny
-			if allow {
-				d = approval.Approve
-			}
+		Resolve: func(ctx context.Context, id string, d approval.Decision) error {
 			_, err := q.Resolve(ctx, id, d, "popup", "")
 			return err
 		},
@@ -282,7 +278,7 @@ func TestPendingAtStartIsShown(t *testing.T) {
 	desk := &fakeDesk{notified: map[string]string{}}
 	a := newAttention(attentionOptions{
 		Approvals: q, Runs: bus.New[store.Run](0), Popups: desk, Notify: desk,
-		Resolve: func(context.Context, string, bool) error { return nil },
+		Resolve: func(context.Context, string, approval.Decision) error { return nil },
 	})
 	a.start(ctx)
 	testkit.Eventually(t, 5*time.Second, "its popup", func() bool { return desk.screen() != "" })
@@ -311,5 +307,29 @@ func TestFirstWord(t *testing.T) {
 		if p, r := firstWord(c.in); p != c.prog || r != c.rest {
 			t.Errorf("%q: %q %q", c.in, p, r)
 		}
+	}
+}
+
+// A request that offers "allow always" gets the popup's third answer, and
+// choosing it allows the request for the session.
+func TestPopupOffersAllowForTheSessionWhereTheAgentDoes(t *testing.T) {
+	e := newAttentionEnv(t)
+	got := make(chan approval.Request, 1)
+	go func() {
+		r, _ := e.q.Ask(context.Background(), approval.Request{
+			Kind: approval.KindTool, Title: "Allow edit", Tool: "edit", Args: `{"path":"a.go"}`, AgentID: "a1", Always: true,
+		}, time.Minute)
+		got <- r
+	}()
+	testkit.Eventually(t, 5*time.Second, "its popup", func() bool { return e.desk.screen() != "" })
+	e.desk.mu.Lock()
+	p := e.desk.shown[0]
+	e.desk.mu.Unlock()
+	if !p.Always || p.Program != "edit" {
+		t.Fatalf("popup %+v", p)
+	}
+	e.desk.answered(e.a, choiceAllowAlways)
+	if r := <-got; r.Status != approval.Approved || r.Scope != approval.ScopeSession || r.ResolvedBy != "popup" {
+		t.Fatalf("answer %+v", r)
 	}
 }

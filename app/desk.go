@@ -66,12 +66,8 @@ func (s *shell) startDesk(b *backend.Backend, icon []byte) {
 	}
 	d.att = newAttention(attentionOptions{
 		Approvals: b.Approvals, Runs: b.Supervisor.Updates, Notify: notify, Status: status, Log: log,
-		Resolve: func(ctx context.Context, id string, allow bool) error {
-			dec := approval.Deny
-			if allow {
-				dec = approval.Approve
-			}
-			_, err := b.Approvals.Resolve(ctx, id, dec, "desktop popup", "")
+		Resolve: func(ctx context.Context, id string, d approval.Decision) error {
+			_, err := b.Approvals.Resolve(ctx, id, d, "desktop popup", "")
 			return err
 		},
 		AgentName: func(ctx context.Context, id string) string {

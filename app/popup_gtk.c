@@ -1,7 +1,8 @@
 //go:build desktop && linux && cgo
 
 // Native approval popups: a GtkMessageDialog per request with "Deny" and
-// "Allow" buttons (mnemonics Alt+D / Alt+A, Deny the default), shown and
+// "Allow" buttons (mnemonics Alt+D / Alt+A, Deny the default), and "Allow
+// for this session" (Alt+S) where the agent offers it, shown and
 // withdrawn from the GTK main loop. Text is always passed through "%s", so
 // an agent's text is never read as a printf format (the trap of Wails' own
 // message dialog, platform.md §4.1), and the dialog uses no markup.
@@ -19,6 +20,7 @@ typedef struct {
 	char *title;
 	char *heading;
 	char *body;
+	gboolean always;
 } popup_req;
 
 // The dialog on screen and its request id (main-loop thread only).
@@ -46,6 +48,9 @@ static gboolean show_popup(gpointer data) {
 	gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(d), "%s", r->body);
 	gtk_window_set_title(GTK_WINDOW(d), r->title);
 	gtk_dialog_add_button(GTK_DIALOG(d), "_Deny", GTK_RESPONSE_REJECT);
+	if (r->always) {
+		gtk_dialog_add_button(GTK_DIALOG(d), "Allow for this _session", CLAWBOO_RESPONSE_ALWAYS);
+	}
 	gtk_dialog_add_button(GTK_DIALOG(d), "_Allow", GTK_RESPONSE_ACCEPT);
 	gtk_dialog_set_default_response(GTK_DIALOG(d), GTK_RESPONSE_REJECT);
 	// The main window's transient (a window manager keeps it above its
@@ -83,9 +88,10 @@ static gboolean withdraw_popup(gpointer data) {
 	return G_SOURCE_REMOVE;
 }
 
-void clawboo_popup_show(guint id, const char *title, const char *heading, const char *body) {
+void clawboo_popup_show(guint id, const char *title, const char *heading, const char *body, gboolean always) {
 	popup_req *r = malloc(sizeof(popup_req));
 	r->id = id;
+	r->always = always;
 	r->title = strdup(title);
 	r->heading = strdup(heading);
 	r->body = strdup(body);

@@ -47,7 +47,11 @@ func (g *gtkPopups) Show(p approvalPopup) {
 	defer C.free(unsafe.Pointer(title))
 	defer C.free(unsafe.Pointer(heading))
 	defer C.free(unsafe.Pointer(body))
-	C.clawboo_popup_show(C.guint(n), title, heading, body)
+	always := C.gboolean(0)
+	if p.Always {
+		always = 1
+	}
+	C.clawboo_popup_show(C.guint(n), title, heading, body, always)
 }
 
 func (g *gtkPopups) Withdraw(id string) {
@@ -96,6 +100,8 @@ func clawbooPopupAnswered(num C.guint, response C.gint) {
 		c = choiceAllow
 	case gtkResponseReject:
 		c = choiceDeny
+	case C.CLAWBOO_RESPONSE_ALWAYS:
+		c = choiceAllowAlways
 	}
 	answer(id, c) // non-blocking: the attention loop takes it from here
 }

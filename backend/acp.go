@@ -118,7 +118,7 @@ func (b *Backend) askACP(ctx context.Context, q acp.Question) (acp.Answer, error
 	}
 	req := approval.Request{
 		Kind: approval.KindTool, Title: "Allow " + q.Title, Tool: q.Tool, Args: q.Args, Folder: q.Folder,
-		AgentID: q.Agent, TeamID: q.Team, RunID: q.RunID,
+		AgentID: q.Agent, TeamID: q.Team, RunID: q.RunID, Always: q.Always,
 	}
 	if q.Kind == acp.AskCommand {
 		req.Kind, req.Title, req.Command, req.Tool, req.Args = approval.KindCommand, q.Title, q.Command, "", ""
@@ -129,6 +129,9 @@ func (b *Backend) askACP(ctx context.Context, q acp.Question) (acp.Answer, error
 	}
 	switch got.Status {
 	case approval.Approved:
+		if got.Scope == approval.ScopeSession && q.Always {
+			return acp.Answer{Outcome: acp.AllowedAlways, Note: got.Note}, nil
+		}
 		return acp.Answer{Outcome: acp.Allowed, Note: got.Note}, nil
 	case approval.Denied:
 		return acp.Answer{Outcome: acp.Denied, Note: got.Note}, nil

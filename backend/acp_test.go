@@ -125,18 +125,7 @@ func TestACPAgentsThroughTheAPI(t *testing.T) {
 	// A permission the agent asks is an approval answered through the API.
 	var started struct{ RunID string }
 	e2eDo(t, h, "POST", "/api/runtimes/acp-fake-agent/run", map[string]any{"message": "!ask deploy to prod", "wait": false}, &started)
-	var ask approval.Request
-	testkit.EventuallySays(t, 20*time.Second, "the agent's permission request is pending", func() (bool, string) {
-		var l struct{ Approvals []approval.Request }
-		e2eDo(t, h, "GET", "/api/approvals", nil, &l)
-		for _, a := range l.Approvals {
-			if a.RunID == started.RunID {
-				ask = a
-				return true, ""
-			}
-		}
-		return false, "no approval yet"
-	})
+	ask := pendingFor(t, h, started.RunID)
 	if ask.Tool != "deploy to prod" || !strings.Contains(ask.Args, "deploy to prod") {
 		t.Fatalf("approval %+v", ask)
 	}
@@ -148,6 +137,35 @@ func TestACPAgentsThroughTheAPI(t *testing.T) {
 		e2eDo(t, h, "GET", "/api/runs/"+started.RunID, nil, &run)
 		return run.Status == "succeeded" && run.Summary == "permission: allow-once", run.Status + " " + run.Summary
 	})
+
+	// "Allow for this session" answers the same tool's later asks in the run.
+	e2eDo(t, h, "POST", "/api/runtimes/acp-fake-agent/run", map[string]any{"message": "!ask ship it\n!ask ship it", "wait": false}, &started)
+	ask = pendingFor(t, h, started.RunID)
+	if !ask.Always {
+		t.Fatalf("the agent offers allow-always, the approval does not say so: %+v", ask)
+	}
+	if code := e2eDo(t, h, "POST", "/api/approvals/"+ask.ID+"/resolve", map[string]any{"decision": "allow-always"}, nil); code != http.StatusOK {
+		t.Fatalf("resolve allow-always: %d", code)
+	}
+	testkit.EventuallySays(t, 20*time.Second, "the second ask is answered without a person", func() (bool, string) {
+		var run struct{ Status, Summary string }
+		e2eDo(t, h, "GET", "/api/runs/"+started.RunID, nil, &run)
+		return run.Status == "succeeded" && strings.Count(run.Summary, "permission: allow-always") == 2, run.Status + " " + run.Summary
+	})
+	var hist struct{ Approvals []approval.Request }
+	e2eDo(t, h, "GET", "/api/approvals?status=answered&limit=50", nil, &hist)
+	n := 0
+	for _, a := range hist.Approvals {
+		if a.RunID == started.RunID {
+			n++
+			if a.Scope != approval.ScopeSession || a.Status != approval.Approved {
+				t.Fatalf("the answer in the history: %+v", a)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d approvals for a tool allowed for the session, want 1", n)
+	}
 
 	// The agent outlives a restart.
 	if err := b.Close(context.Background()); err != nil {
@@ -183,4 +201,22 @@ func TestACPAgentsThroughTheAPI(t *testing.T) {
 	if code := e2eDo(t, h, "DELETE", "/api/acp/agents/acp-gemini", nil, nil); code != http.StatusConflict {
 		t.Fatalf("delete a catalog agent: %d", code)
 	}
+}
+
+// pendingFor waits for the run's pending approval and returns it.
+func pendingFor(t *testing.T, h http.Handler, runID string) approval.Request {
+	t.Helper()
+	var ask approval.Request
+	testkit.EventuallySays(t, 20*time.Second, "the agent's permission request is pending", func() (bool, string) {
+		var l struct{ Approvals []approval.Request }
+		e2eDo(t, h, "GET", "/api/approvals", nil, &l)
+		for _, a := range l.Approvals {
+			if a.RunID == runID {
+				ask = a
+				return true, ""
+			}
+		}
+		return false, "no approval yet"
+	})
+	return ask
 }

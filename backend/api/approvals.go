@@ -98,11 +98,14 @@ func (a *API) resolveApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := approval.Decision(body.Decision)
-	if d == "allow" { // issue 7's wording; "approve" keeps working
+	switch d {
+	case "allow": // issue 7's wording; "approve" keeps working
 		d = approval.Approve
+	case "always", "allow_always": // ACP's own name for the option
+		d = approval.AllowAlways
 	}
-	if d != approval.Approve && d != approval.Deny {
-		writeError(w, http.StatusBadRequest, `decision must be "allow" (or "approve") or "deny"`)
+	if d != approval.Approve && d != approval.Deny && d != approval.AllowAlways {
+		writeError(w, http.StatusBadRequest, `decision must be "allow" (or "approve"), "allow-always" or "deny"`)
 		return
 	}
 	by := answeredBy(r)
@@ -113,7 +116,7 @@ func (a *API) resolveApproval(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"approval": req})
 	case errors.Is(err, approval.ErrNotFound):
 		writeError(w, http.StatusNotFound, "unknown approval request '%s'", id)
-	case errors.Is(err, approval.ErrBadDecision):
+	case errors.Is(err, approval.ErrBadDecision), errors.Is(err, approval.ErrNoAlways):
 		writeError(w, http.StatusBadRequest, "%v", err)
 	case errors.Is(err, approval.ErrResolved), errors.Is(err, approval.ErrExpired):
 		writeJSON(w, http.StatusConflict, map[string]any{"error": err.Error(), "approval": req})

@@ -18,6 +18,10 @@
 //   - What is stored is scrubbed (redact.Secrets) and cut to size: a key in
 //     a command line or in arguments never reaches the database.
 //   - Every change is published on the queue's bus after it commits.
+//   - "Allow always" is an answer only where the asker offered it (Always):
+//     it approves the request with scope "session", and what "always"
+//     covers is the asker's to remember (an ACP agent's session), never the
+//     queue's: every later request is still asked unless its asker skips it.
 package approval
 
 import (
@@ -52,7 +56,13 @@ type Decision string
 const (
 	Approve Decision = "approve"
 	Deny    Decision = "deny"
+	// AllowAlways approves and lets the asker stop asking for the same
+	// thing for the rest of its session; only for requests that offer it.
+	AllowAlways Decision = "allow-always"
 )
+
+// ScopeSession is the scope of an "allow always" answer.
+const ScopeSession = "session"
 
 // DefaultTTL is how long a request stays answerable (seed 004: the card
 // stays answerable for 10 minutes).
@@ -63,7 +73,8 @@ var (
 	ErrNotFound    = errors.New("no such approval request")
 	ErrResolved    = errors.New("the request was already answered")
 	ErrExpired     = errors.New("the request expired before it was answered")
-	ErrBadDecision = errors.New(`decision must be "approve" or "deny"`)
+	ErrBadDecision = errors.New(`decision must be "approve", "allow-always" or "deny"`)
+	ErrNoAlways    = errors.New(`this request does not offer "allow always": answer allow or deny`)
 	ErrInvalid     = errors.New("invalid approval request")
 	ErrClosed      = errors.New("the approvals queue is closed")
 )
@@ -87,6 +98,9 @@ type Request struct {
 	// Reason is the agent's own account of why it needs this.
 	Reason string `json:"reason,omitempty"`
 	Risk   string `json:"risk,omitempty"`
+	// Always says the asker offers "allow always for this session".
+	Always bool `json:"always,omitempty"`
+
 
 	Status     Status `json:"status"`
 	CreatedAt  int64  `json:"createdAt"`
@@ -94,6 +108,8 @@ type Request struct {
 	ResolvedAt int64  `json:"resolvedAt,omitempty"`
 	ResolvedBy string `json:"resolvedBy,omitempty"`
 	Note       string `json:"note,omitempty"`
+	// Scope is "session" when a person allowed it always ("" otherwise).
+	Scope string `json:"scope,omitempty"`
 }
 
 // Allowed reports whether the request lets the thing run.

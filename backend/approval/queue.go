@@ -173,23 +173,28 @@ func (q *Queue) expire(ctx context.Context, id, note string) (Request, bool, err
 }
 
 // Resolve answers a pending request; the first answer wins. It fails with
-// ErrNotFound, ErrBadDecision, ErrExpired (also when the deadline passed
+// ErrNotFound, ErrBadDecision, ErrNoAlways (allow-always on a request that
+// does not offer it: it stays pending), ErrExpired (also when the deadline passed
 // but the expiry has not been written yet) or ErrResolved, returning the
 // request as it stands when there is one.
 func (q *Queue) Resolve(ctx context.Context, id string, d Decision, by, note string) (Request, error) {
 	var status Status
+	scope := ""
 	switch d {
 	case Approve:
 		status = Approved
+	case AllowAlways:
+		status, scope = Approved, ScopeSession
 	case Deny:
 		status = Denied
 	default:
 		return Request{}, ErrBadDecision
 	}
 	now := q.ms()
-	res, err := q.st.Write().ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?, resolved_by = ?, note = ?
-		WHERE id = ? AND status = 'pending' AND expires_at > ?`,
-		string(status), now, cut(redact.Secrets(by), maxShort), cut(redact.Secrets(note), maxNote), id, now)
+	// An "allow always" lands only on a request that offers it.
+	res, err := q.st.Write().ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?, resolved_by = ?, note = ?,
+		scope = ? WHERE id = ? AND status = 'pending' AND expires_at > ? AND (? = '' OR always = 1)`,
+		string(status), now, cut(redact.Secrets(by), maxShort), cut(redact.Secrets(note), maxNote), scope, id, now, scope)
 	if err != nil {
 		return Request{}, fmt.Errorf("approval: resolve %s: %w", id, err)
 	}
@@ -206,7 +211,11 @@ func (q *Queue) Resolve(ctx context.Context, id string, d Decision, by, note str
 		return Request{}, err
 	}
 	switch cur.Status {
-	case Pending: // past its deadline; its timer has not fired yet
+	case Pending:
+		if scope != "" && !cur.Always && cur.ExpiresAt > now {
+			return cur, ErrNoAlways
+		}
+		// past its deadline; its timer has not fired yet
 		if r, won, err := q.expire(ctx, id, "nobody answered in time"); err == nil && won {
 			cur = r
 		} else if c, err := q.Get(ctx, id); err == nil {

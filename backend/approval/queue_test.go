@@ -316,3 +316,46 @@ func TestCut(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// "Allow always" lands only where the asker offered it; elsewhere the
+// request stays pending and a plain answer still counts.
+func TestAllowAlwaysOnlyWhereOffered(t *testing.T) {
+	q, _ := newQueue(t, Options{})
+	ctx := context.Background()
+
+	plain := ask(q, ctx, toolReq(), time.Minute)
+	p := waitPending(t, q, 1)[0]
+	if p.Always {
+		t.Fatal("a request that did not offer it says always")
+	}
+	if _, err := q.Resolve(ctx, p.ID, AllowAlways, "page", ""); !errors.Is(err, ErrNoAlways) {
+		t.Fatalf("allow-always on a plain request: %v, want ErrNoAlways", err)
+	}
+	if got, _ := q.Get(ctx, p.ID); got.Status != Pending || got.Scope != "" {
+		t.Fatalf("after a refused allow-always: %+v", got)
+	}
+	if _, err := q.Resolve(ctx, p.ID, Approve, "page", ""); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-plain; a.err != nil || a.r.Status != Approved || a.r.Scope != "" {
+		t.Fatalf("plain answer: %+v %v", a.r, a.err)
+	}
+
+	req := toolReq()
+	req.Always = true
+	offered := ask(q, ctx, req, time.Minute)
+	p = waitPending(t, q, 1)[0]
+	if !p.Always {
+		t.Fatal("the offer was not recorded")
+	}
+	r, err := q.Resolve(ctx, p.ID, AllowAlways, "page", "")
+	if err != nil || r.Status != Approved || r.Scope != ScopeSession {
+		t.Fatalf("allow-always: %+v %v", r, err)
+	}
+	if a := <-offered; a.r.Scope != ScopeSession || !a.r.Allowed() {
+		t.Fatalf("the asker got %+v", a.r)
+	}
+	if _, err := q.Resolve(ctx, p.ID, Deny, "api", ""); !errors.Is(err, ErrResolved) {
+		t.Fatalf("second answer: %v", err)
+	}
+}

@@ -8,14 +8,14 @@ import (
 )
 
 const columns = `id, kind, title, tool, command, args, folder, agent_id, team_id, task_id, run_id,
-	reason, risk, status, created_at, expires_at, COALESCE(resolved_at, 0), resolved_by, note`
+	reason, risk, status, created_at, expires_at, COALESCE(resolved_at, 0), resolved_by, note, always, scope`
 
 func (q *Queue) insert(ctx context.Context, r Request) error {
 	_, err := q.st.Write().ExecContext(ctx, `INSERT INTO approvals (id, kind, title, tool, command, args, folder,
-		agent_id, team_id, task_id, run_id, reason, risk, status, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+		agent_id, team_id, task_id, run_id, reason, risk, status, created_at, expires_at, always)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
 		r.ID, string(r.Kind), r.Title, r.Tool, r.Command, r.Args, r.Folder,
-		r.AgentID, r.TeamID, r.TaskID, r.RunID, r.Reason, r.Risk, r.CreatedAt, r.ExpiresAt)
+		r.AgentID, r.TeamID, r.TaskID, r.RunID, r.Reason, r.Risk, r.CreatedAt, r.ExpiresAt, r.Always)
 	if err != nil {
 		return fmt.Errorf("approval: record request: %w", err)
 	}
@@ -28,7 +28,7 @@ func scan(s scanner) (Request, error) {
 	var r Request
 	err := s.Scan(&r.ID, &r.Kind, &r.Title, &r.Tool, &r.Command, &r.Args, &r.Folder, &r.AgentID, &r.TeamID,
 		&r.TaskID, &r.RunID, &r.Reason, &r.Risk, &r.Status, &r.CreatedAt, &r.ExpiresAt, &r.ResolvedAt,
-		&r.ResolvedBy, &r.Note)
+		&r.ResolvedBy, &r.Note, &r.Always, &r.Scope)
 	return r, err
 }
 

@@ -59,6 +59,16 @@ const unexpected = (problems) => problems.filter((p) => !/Failed to load resourc
 const shoot = (page, name, selector, block) =>
   shootSizes(page, SHOTS, name, (p) => p.evaluate(([sel, b]) => document.querySelector(sel)?.scrollIntoView({ block: b }), [selector, block]));
 
+/** The run once it has ended (polled until then). */
+async function waitRun(runId) {
+  for (let i = 0; i < 400; i++) {
+    const r = await apiOk(world.server, 'GET', `/api/runs/${runId}`);
+    if (!['starting', 'running'].includes(r.status)) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.fail(`run ${runId} never ended`);
+}
+
 /** The data-testid, else the id, of the focused element. */
 const focused = (page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') || document.activeElement?.id || '');
 
@@ -219,6 +229,33 @@ describe('ACP agents', { timeout: 120_000 }, () => {
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();
+    }
+  });
+
+  test('an agent that offers “allow always”: the card’s “Allow for this session” answers its later asks too', async () => {
+    await apiOk(world.server, 'POST', '/api/acp/agents', { name: 'Asker', command: join(bin, 'fakeacp') });
+    const { page, context, problems } = await openPage(browser, `${world.url}/#/approvals`);
+    try {
+      const { runId } = await apiOk(world.server, 'POST', '/api/runtimes/acp-asker/run', { message: '!ask ship it\n!ask ship it', wait: false });
+      const cardOf = page.locator(`[data-testid="approval-card"]`).filter({ has: page.getByTestId('approval-program').getByText('ship it', { exact: true }) });
+      await cardOf.waitFor();
+      const always = cardOf.getByTestId('approval-allow-always');
+      assert.equal(await always.textContent(), 'Allow for this session');
+      await shoot(page, 'approval-acp-always', '[data-testid="approval-card"]', 'center');
+      await always.focus();
+      await page.keyboard.press('Enter');
+      await cardOf.waitFor({ state: 'detached' });
+      const row = page.locator('[data-testid="approval-history-row"]').filter({ hasText: 'ship it' });
+      await waitText(page, row, /Allowed for the session/);
+      const done = await waitRun(runId);
+      assert.equal(done.status, 'succeeded');
+      assert.equal(done.summary.split('permission: allow-always').length - 1, 2, `the agent was told ${done.summary}`);
+      const asked = (await apiOk(world.server, 'GET', '/api/approvals?status=answered&limit=50')).approvals.filter((a) => a.runId === runId);
+      assert.equal(asked.length, 1, 'asked once for the session');
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+      await apiOk(world.server, 'DELETE', '/api/acp/agents/acp-asker');
     }
   });
 

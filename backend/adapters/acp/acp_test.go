@@ -174,7 +174,7 @@ func TestPermissionIsAskedAndAnsweredWithTheAgentsOption(t *testing.T) {
 		{[]Outcome{Allowed}, "permission: allow-once\npermission: allow-once", 2},
 		{[]Outcome{Denied}, "permission: reject-once\npermission: reject-once", 2},
 		{[]Outcome{Expired}, "permission: reject-once\npermission: reject-once", 2},
-		{[]Outcome{AllowedAlways}, "permission: allow-always\npermission: allow-once", 1},
+		{[]Outcome{AllowedAlways}, "permission: allow-always\npermission: allow-always", 1},
 	} {
 		t.Run(string(c.outcomes[0]), func(t *testing.T) {
 			ask := &asker{outcomes: c.outcomes}

@@ -94,7 +94,7 @@ func (c *client) RequestPermission(ctx context.Context, p acpsdk.RequestPermissi
 	if r.stopping() {
 		return cancelled(), nil
 	}
-	outcome := Allowed
+	outcome := AllowedAlways // a person allowed this tool for the session
 	if !r.alwaysAllowed(title) {
 		q := Question{
 			Kind: AskPermission, Title: title, Tool: title, Args: argsText(p.ToolCall.RawInput),

@@ -10,6 +10,7 @@ describe('approval history', () => {
   it('says the answer and where it was given', () => {
     expect([answerWords(req({})), whereWords(req({ resolvedBy: 'popup' }))]).toEqual(['Allowed', 'by you in a popup']);
     expect([answerWords(req({ status: 'denied' })), whereWords(req({ status: 'denied', resolvedBy: 'api' }))]).toEqual(['Denied', 'through the API']);
+    expect(answerWords(req({ scope: 'session' }))).toBe('Allowed for the session');
     const oc = req({ status: 'expired', note: WITHDRAWN_NOTE });
     expect([answerWords(oc), whereWords(oc), noteWords(oc)]).toEqual(['Answered in OpenClaw', 'in OpenClaw', '']);
     expect(whereWords(req({ status: 'expired', note: 'nobody answered in time' }))).toBe('nobody answered in time');

@@ -5,12 +5,12 @@
 import type { ApprovalRequest } from '../../lib/api/approvalTypes';
 import { answeredInOpenClaw } from './approvalView';
 
-/** "Allowed", "Denied", "Expired" or "Answered in OpenClaw". */
-export function answerWords(r: Pick<ApprovalRequest, 'status' | 'note'>): string {
+/** "Allowed", "Allowed for the session", "Denied", "Expired" or "Answered in OpenClaw". */
+export function answerWords(r: Pick<ApprovalRequest, 'status' | 'note' | 'scope'>): string {
   if (answeredInOpenClaw(r)) return 'Answered in OpenClaw';
   switch (r.status) {
     case 'approved':
-      return 'Allowed';
+      return r.scope === 'session' ? 'Allowed for the session' : 'Allowed';
     case 'denied':
       return 'Denied';
     case 'expired':

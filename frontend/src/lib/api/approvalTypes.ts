@@ -3,8 +3,9 @@
 
 export type ApprovalKind = 'tool' | 'command';
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
-/** What the page sends; the backend also takes "allow" as a synonym of "approve". */
-export type ApprovalDecision = 'approve' | 'deny';
+/** What the page sends; the backend also takes "allow" as a synonym of "approve".
+ * "allow-always" only where the request offers it (`always`). */
+export type ApprovalDecision = 'approve' | 'allow-always' | 'deny';
 
 /** One question put to a person: a tool call on clawboo-tools, or a native run's command. */
 export interface ApprovalRequest {
@@ -25,12 +26,16 @@ export interface ApprovalRequest {
   /** The agent's own account of why it needs this. */
   reason?: string;
   risk?: string;
+  /** The agent offers "allow always for this session" (an ACP agent's option). */
+  always?: boolean;
   status: ApprovalStatus;
   createdAt: number;
   expiresAt: number;
   resolvedAt?: number;
   resolvedBy?: string;
   note?: string;
+  /** "session" when a person allowed it for the rest of the agent's session. */
+  scope?: string;
 }
 
 /** A page of the history (GET /api/approvals?status=answered). */
