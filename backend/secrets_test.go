@@ -45,6 +45,11 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 		script := "#!/bin/sh\nenv > \"" + filepath.Join(dumps, name) + "\"\n"
 		_ = os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755)
 	}
+	// An ACP agent naming the key: it reaches that agent's environment
+	// (recorded outside the home), and nothing else.
+	fakeACP := buildFakeACP(t)
+	acpEnv := filepath.Join(t.TempDir(), "acp-env.jsonl")
+	env["FAKEACP_RECORD"] = acpEnv
 	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) }))
 	defer provider.Close()
 	env["ANTHROPIC_BASE_URL"] = provider.URL
@@ -84,6 +89,9 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 	call("POST", "/api/runtimes/codex/recheck", "")
 	call("GET", "/api/runtimes", "")
 	call("POST", "/api/runtimes/clawboo-mock/run", `{"message":"!ok hi"}`)
+	call("GET", "/api/runs", "")
+	call("POST", "/api/acp/agents", `{"name":"Keyed","command":"`+fakeACP+`","envVars":["ANTHROPIC_API_KEY","FAKEACP_RECORD"]}`)
+	call("POST", "/api/runtimes/acp-keyed/run", `{"message":"!say hi from ACP\n!tool t1 env\n!toolresult t1 nothing here"}`)
 	call("GET", "/api/runs", "")
 	call("POST", "/api/runtimes/claude-code/disconnect", "")
 	srv.Close()
@@ -136,6 +144,12 @@ func TestSentinelKeyNeverLeaks(t *testing.T) {
 		if !bytes.Contains(data, []byte("HOME=")) {
 			t.Errorf("%s got no usable environment", name)
 		}
+	}
+	if rec, err := os.ReadFile(acpEnv); err != nil || !bytes.Contains(rec, []byte(sentinel)) || bytes.Contains(rec, []byte(sentinel+"-ambient")) {
+		t.Errorf("the ACP agent did not get exactly its own key (%v): %.300s", err, rec)
+	}
+	if !strings.Contains(seen.String(), "hi from ACP") {
+		t.Errorf("the ACP agent's run did not answer: %s", seen.String()[max(0, strings.Index(seen.String(), "acp-keyed")-200):])
 	}
 	// The vault really holds it (encrypted): this test is not vacuous.
 	if _, err := os.Stat(filepath.Join(home, "secrets", "runtime-keys.json")); err != nil {

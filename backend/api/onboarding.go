@@ -52,7 +52,8 @@ type onboardingSpecialist struct {
 	Ready   bool   `json:"ready"`
 }
 
-// specialistRuntimes are the CLI runtimes the welcome offers as members.
+// specialistRuntimes are the CLI runtimes the welcome always names as
+// members (ready or not); ACP agents are offered only once ready.
 var specialistRuntimes = []executor.ID{executor.ClaudeCode, executor.Codex}
 
 func (a *API) specialists(r *http.Request) []onboardingSpecialist {
@@ -66,6 +67,14 @@ func (a *API) specialists(r *http.Request) []onboardingSpecialist {
 			continue
 		}
 		out = append(out, onboardingSpecialist{Runtime: string(id), Name: e.Name, Ready: e.ConnectionState == runtimes.StateReady})
+	}
+	for _, d := range a.opts.Catalog.ListDescriptors() {
+		if d.Family != runtimes.FamilyACP {
+			continue
+		}
+		if e, ok := a.opts.Catalog.Entry(r.Context(), d.ID); ok && e.ConnectionState == runtimes.StateReady {
+			out = append(out, onboardingSpecialist{Runtime: string(d.ID), Name: e.Name, Ready: true})
+		}
 	}
 	return out
 }
@@ -138,6 +147,10 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 	if !a.checkRepo(w, r, body.RepoPath) {
 		return
 	}
+	offered := map[string]string{} // runtime → the member's name
+	for _, s := range a.specialists(r) {
+		offered[s.Runtime] = s.Name
+	}
 	if rt := a.unreadySpecialist(r, body.Specialists); rt != "" {
 		writeError(w, http.StatusBadRequest, "specialist runtime '%s' is not ready on this machine", truncate(rt, 64))
 		return
@@ -166,11 +179,7 @@ func (a *API) seedNativeTeam(w http.ResponseWriter, r *http.Request) {
 		ids = append(ids, ag.ID)
 	}
 	for _, rt := range body.Specialists {
-		name := "Claude Code"
-		if rt == string(executor.Codex) {
-			name = "Codex"
-		}
-		rtc := rt
+		name, rtc := offered[rt], rt
 		ag, err := a.opts.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rtc})
 		if err != nil {
 			agentError(w, "", err)

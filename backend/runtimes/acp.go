@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/slug"
@@ -139,7 +140,10 @@ func checkACP(name, command string, args, envVars []string, find func(string) (s
 	}
 	vars := []string{}
 	for _, v := range envVars {
-		if !envName.MatchString(v) || proc.HostOwned(v) || slices.Contains(proc.BaseEnv(), v) {
+		// A provider's key (ANTHROPIC_API_KEY, …) may be named: the person
+		// gives it to this program on purpose. Other host-owned names
+		// (PATH, CLAUDE_CONFIG_DIR, LD_PRELOAD, …) may not.
+		if !envName.MatchString(v) || (proc.HostOwned(v) && !providerKey(v)) || slices.Contains(proc.BaseEnv(), v) {
 			return nil, &ACPError{"envVars", ErrACPEnvName}
 		}
 		if !slices.Contains(vars, v) {
@@ -185,4 +189,9 @@ func checkProgram(command string, find func(string) (string, bool)) error {
 		return fmt.Errorf("%w: %s was not found", ErrACPCommand, command)
 	}
 	return nil
+}
+
+// providerKey reports whether name is a provider's API key variable.
+func providerKey(name string) bool {
+	return slices.ContainsFunc(config.Providers, func(p config.Provider) bool { return p.EnvVar != "" && p.EnvVar == name })
 }

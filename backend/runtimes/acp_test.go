@@ -42,6 +42,9 @@ func TestCustomACPChecksWhatItStarts(t *testing.T) {
 		{"A", prog, nil, []string{"PATH"}, ErrACPEnvName},
 		{"A", prog, nil, []string{"CLAWBOO_MCP_TOKEN"}, ErrACPEnvName},
 		{"A", prog, nil, []string{"1X"}, ErrACPEnvName},
+		{"A", prog, nil, []string{"CLAUDE_CONFIG_DIR"}, ErrACPEnvName},
+		{"A", prog, nil, []string{"ANTHROPIC_BASE_URL"}, ErrACPEnvName},
+		{"A", prog, nil, []string{"LD_PRELOAD"}, ErrACPEnvName},
 		{"A", "/bin/sh", []string{"-c", "rm -rf x"}, nil, ErrACPShell},
 		{"A", "bash", nil, nil, ErrACPShell},
 		{"A", "/usr/bin/env", []string{"agent"}, nil, ErrACPShell},
@@ -60,6 +63,10 @@ func TestCustomACPChecksWhatItStarts(t *testing.T) {
 	}
 	if _, err := CustomACP("B", prog, nil, nil, find, none); err != nil {
 		t.Fatalf("an absolute program: %v", err)
+	}
+	// A provider's key is named on purpose: the person gives it to this program.
+	if d, err := CustomACP("C", prog, nil, []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}, find, none); err != nil || len(d.ACP.EnvVars) != 2 {
+		t.Fatalf("provider keys: %v %+v", err, d.ACP)
 	}
 }
 

@@ -19,6 +19,7 @@ type agent struct {
 
 	mu          sync.Mutex
 	sessions    map[acp.SessionId]bool
+	servers     map[acp.SessionId][]acp.McpServer // as session/new or /load gave them
 	lastSession int
 	lastAsk     int
 }
@@ -58,6 +59,7 @@ func (a *agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 	a.lastSession++
 	id := acp.SessionId(fmt.Sprintf("fake-session-%d", a.lastSession))
 	a.sessions[id] = true
+	a.servers[id] = p.McpServers
 	return acp.NewSessionResponse{SessionId: id}, nil
 }
 
@@ -72,6 +74,7 @@ func (a *loaderAgent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (
 		return acp.LoadSessionResponse{}, acp.NewInternalError(map[string]any{"error": "too many sessions"})
 	}
 	a.sessions[p.SessionId] = true
+	a.servers[p.SessionId] = p.McpServers
 	return acp.LoadSessionResponse{}, nil
 }
 

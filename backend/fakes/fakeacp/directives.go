@@ -46,6 +46,11 @@ import (
 //	                    neither) or "term error: <method>: <error>" for the
 //	                    first failing step (a created terminal is released
 //	                    even after a failed step)
+//	!mcp SERVER TOOL JSON
+//	                    tools/call of TOOL with arguments JSON (default {})
+//	                    on the session's MCP server SERVER, over the
+//	                    transport session/new gave (see mcp.go); then say
+//	                    "mcp: <result text>" or "mcp error: <why>"
 //	!flood N            N agent_message_chunks of "x", as fast as possible
 //	!crash              exit 3 at once, leaving the prompt unanswered
 //	!hang               wait for session/cancel (stopReason cancelled)
@@ -84,6 +89,7 @@ var directives = map[string]func(*turn, string){
 	"write":      (*turn).write,
 	"read":       (*turn).read,
 	"term":       (*turn).term,
+	"mcp":        (*turn).mcpCall,
 	"flood":      (*turn).flood,
 	"crash":      func(t *turn, _ string) { t.a.out.exit(3) },
 	"hang":       func(t *turn, _ string) { <-t.ctx.Done() },

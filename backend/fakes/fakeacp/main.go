@@ -120,7 +120,7 @@ func run() int {
 // through a pipe so every message is recorded raw first.
 func serve(cfg config, rec *recorder, out *output) {
 	pr, pw := io.Pipe()
-	ag := &agent{cfg: cfg, out: out, sessions: map[acp.SessionId]bool{}}
+	ag := &agent{cfg: cfg, out: out, sessions: map[acp.SessionId]bool{}, servers: map[acp.SessionId][]acp.McpServer{}}
 	var impl acp.Agent = ag
 	if cfg.load {
 		impl = &loaderAgent{ag}
