@@ -259,6 +259,21 @@ describe('ACP agents', { timeout: 120_000 }, () => {
     }
   });
 
+  test('an agent on an ACP agent that is not installed says so by name on the Agents page', async () => {
+    const { agent } = await apiOk(world.server, 'POST', '/api/agents', { name: 'Gem', runtime: 'acp-gemini' });
+    const { page, context, problems } = await openPage(browser, `${world.url}/#/agents`);
+    try {
+      const row = page.locator(`[data-testid="agent-row"][data-agent-id="${agent.id}"]`);
+      await waitText(page, row.getByTestId('agent-provider-badge'), /^Gemini CLI isn't installed — connect it on Runtimes$/);
+      assert.equal(await row.getByTestId('agent-runtime').textContent(), 'Gemini CLI');
+      assert.doesNotMatch(await row.innerText(), /acp-gemini/, 'names, not ids');
+      assert.deepEqual(unexpected(problems), []);
+    } finally {
+      await context.close();
+      await apiOk(world.server, 'DELETE', `/api/agents/${agent.id}`);
+    }
+  });
+
   test('an unknown event kind in a run’s stream does not break the run view', async () => {
     const run = await apiOk(world.server, 'POST', '/api/runtimes/clawboo-mock/run', { message: '!ok hello', wait: true });
     const { page, context, problems } = await openPage(browser, `${world.url}/#/runs/${run.runId}`);

@@ -47,8 +47,17 @@ describe('providers', () => {
     expect(notReadyWords({ runtime: 'clawboo-native', provider: 'acme' })).toBe("provider 'acme' is unknown");
     // Names, never ids; Codex says how it signs in.
     expect(notReadyWords({ runtime: 'codex', provider: '' })).toBe("Codex isn't signed in (run codex login)");
-    expect(notReadyWords({ runtime: 'claude-code', provider: '' })).toBe("Claude Code isn't connected");
-    expect(notReadyWords({ runtime: 'some-new-runtime', provider: '' })).toBe("Its runtime isn't connected");
+    const listed = [
+      { id: 'claude-code', name: 'Claude Code', connectionState: 'needs-auth' },
+      { id: 'acp-gemini', name: 'Gemini CLI', connectionState: 'not-installed' },
+      { id: 'acp-copilot', name: 'GitHub Copilot CLI', connectionState: 'needs-login' },
+    ] as unknown as RuntimeEntry[];
+    expect(notReadyWords({ runtime: 'claude-code', provider: '' }, listed)).toBe("Claude Code isn't connected");
+    expect(notReadyWords({ runtime: 'acp-gemini', provider: '' }, listed)).toBe("Gemini CLI isn't installed");
+    expect(notReadyWords({ runtime: 'acp-copilot', provider: '' }, listed)).toBe("GitHub Copilot CLI isn't signed in");
+    // Before the catalog is read, or a runtime it does not list: no id shown.
+    expect(notReadyWords({ runtime: 'claude-code', provider: '' })).toBe("Its runtime isn't connected");
+    expect(notReadyWords({ runtime: 'some-new-runtime', provider: '' }, listed)).toBe("Its runtime isn't connected");
   });
 
   it('reads connected keys from the native runtime entry', () => {

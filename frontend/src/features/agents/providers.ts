@@ -44,13 +44,25 @@ export function initialProvider(connected: ReadonlySet<string>, preferred: strin
   return PROVIDERS.find((p) => connected.has(p.id))?.id ?? DEFAULT_PROVIDER;
 }
 
-/** The catalog runtimes by name (an agent carries only its runtime's id). */
-const RUNTIME_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', hermes: 'Hermes', openclaw: 'OpenClaw' };
-
-/** What an agent whose provider is not ready lacks, in words ("Anthropic key isn't connected"), never an id. */
-export function notReadyWords(a: Pick<Agent, 'runtime' | 'provider'>): string {
+/**
+ * What an agent whose provider is not ready lacks, in words ("Anthropic key isn't connected"), never an id.
+ * An agent carries only its runtime's id: the runtime's name and state come from the catalog's entries
+ * (GET /api/runtimes), "Its runtime" until they are read.
+ */
+export function notReadyWords(a: Pick<Agent, 'runtime' | 'provider'>, runtimes: readonly RuntimeEntry[] = []): string {
   if (a.runtime === 'codex') return "Codex isn't signed in (run codex login)";
-  if (a.runtime !== NATIVE_RUNTIME_ID) return `${RUNTIME_NAMES[a.runtime] ?? 'Its runtime'} isn't connected`;
+  if (a.runtime !== NATIVE_RUNTIME_ID) {
+    const rt = runtimes.find((r) => r.id === a.runtime);
+    const name = rt?.name ?? 'Its runtime';
+    switch (rt?.connectionState) {
+      case 'not-installed':
+        return `${name} isn't installed`;
+      case 'needs-login':
+        return `${name} isn't signed in`;
+      default:
+        return `${name} isn't connected`;
+    }
+  }
   const p = providerInfo(a.provider);
   if (!p) return `provider '${a.provider}' is unknown`;
   return p.envVar ? `${p.name} key isn't connected` : `${p.name} isn't set up`;
