@@ -52,6 +52,8 @@ Usage:
   clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
                           print a config attaching an MCP client (holds the token;
                           --rotate replaces the token first)
+  clawboo mcp bridge URL  an MCP server over stdio, forwarded to Clawboo's at URL
+                          (token from CLAWBOO_MCP_TOKEN; ACP agents start it)
 
 Serve flags:
   --addr HOST:PORT   listen address (default: 127.0.0.1, first free port of 18790-18809)
@@ -140,7 +142,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	defer lock.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	b, err := backend.New(ctx, backend.Options{Config: cfg, UI: ui(), Log: log, Version: version})
+	b, err := backend.New(ctx, backend.Options{Config: cfg, UI: ui(), Log: log, Version: version, Bridge: selfBridge()})
 	if err != nil {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
@@ -171,25 +173,33 @@ func serve(args []string, stdout, stderr io.Writer) int {
 
 const mcpUsage = `Usage:
   clawboo mcp config [--client claude|codex|hermes|openclaw|json] [--home DIR] [--rotate]
+  clawboo mcp bridge URL
 
-Prints a ready-to-paste configuration that attaches an MCP client to this
-Clawboo's servers (clawboo-tasks, -memory, -tools, -teamchat). The output
-holds the attach token: keep it private. Runtimes never get this token:
-each run has its own, valid while it runs.
+config prints a ready-to-paste configuration that attaches an MCP client to
+this Clawboo's servers (clawboo-tasks, -memory, -tools, -teamchat). The
+output holds the attach token: keep it private. Runtimes never get this
+token: each run has its own, valid while it runs.
 
   --rotate   replace the attach token first (through the running server,
              else in the vault); every client with the old one stops working
+
+bridge speaks MCP over stdin/stdout and forwards it to the Clawboo MCP
+server at URL, with the token from CLAWBOO_MCP_TOKEN. Clawboo starts it
+itself for an ACP agent that takes MCP servers only as child processes.
 `
 
 // mcpCommand parses `clawboo mcp …` and returns the exit status: 2 for a
 // usage error, 1 when the configuration could not be made.
 func mcpCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "bridge" {
+		return mcpBridge(args[1:], os.Getenv, os.Stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "config" {
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprint(stdout, mcpUsage)
 			return 0
 		}
-		fmt.Fprint(stderr, "clawboo mcp: expected the subcommand config\n\n"+mcpUsage)
+		fmt.Fprint(stderr, "clawboo mcp: expected the subcommand config or bridge\n\n"+mcpUsage)
 		return 2
 	}
 	fl := flag.NewFlagSet("mcp config", flag.ContinueOnError)
@@ -219,7 +229,7 @@ func mcpCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 func desktop(stderr io.Writer) int {
-	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version, Icon: appIcon})
+	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version, Icon: appIcon, Bridge: selfBridge()})
 	if err == nil {
 		return 0
 	}

@@ -60,4 +60,6 @@ type Options struct {
 	Home string
 	// Icon is the window icon (PNG); nil leaves the toolkit default.
 	Icon []byte
+	// Bridge starts `clawboo mcp bridge` (backend.Options.Bridge).
+	Bridge []string
 }

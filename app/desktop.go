@@ -55,7 +55,7 @@ func Run(opts Options) error {
 	}
 	defer releaseHome(lock, log) // last, after the database is closed
 	b, err := backend.New(context.Background(), backend.Options{
-		Config: cfg, UI: opts.UI, Log: log, Version: opts.Version,
+		Config: cfg, UI: opts.UI, Log: log, Version: opts.Version, Bridge: opts.Bridge,
 	})
 	if err != nil {
 		return err

@@ -96,6 +96,7 @@ func (b *Backend) acpAdapter(d runtimes.Descriptor, opts Options) *acp.Adapter {
 			k, _ := b.Vault.Resolve(ctx, string(d.ID), envVar)
 			return k
 		},
+		Bridge: opts.Bridge,
 		Attach: func(ctx context.Context, req executor.StartRequest) (acp.MCP, bool, error) {
 			a, ok, err := b.runAttach(ctx, req)
 			if !ok || err != nil {

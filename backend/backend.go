@@ -62,6 +62,10 @@ type Options struct {
 	// QuotaClock is the quota ledger's clock (nil: time.Now): tests step it
 	// past a window's reset.
 	QuotaClock func() time.Time
+	// Bridge starts the stdio MCP bridge (`clawboo mcp bridge`; the server's
+	// URL is appended) for ACP agents that take MCP servers only as stdio
+	// children. nil: those agents run without Clawboo's MCP servers.
+	Bridge []string
 }
 
 // Backend is a running Clawboo backend.

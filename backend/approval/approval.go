@@ -101,7 +101,6 @@ type Request struct {
 	// Always says the asker offers "allow always for this session".
 	Always bool `json:"always,omitempty"`
 
-
 	Status     Status `json:"status"`
 	CreatedAt  int64  `json:"createdAt"`
 	ExpiresAt  int64  `json:"expiresAt"`

@@ -6,8 +6,9 @@
 // (backend/mcp/toolbroker) and clawboo-memory's facts, search and embedders
 // are backend/mcp/memory; this package serves both and neither imports it.
 // What the servers share about one call (the verified Caller, the answer
-// shapes) is internal/toolcall. mcp-go is imported here and in those three
-// packages only.
+// shapes) is internal/toolcall; backend/mcp/stdiobridge forwards one server
+// to a stdio client (`clawboo mcp bridge`). mcp-go is imported here and in
+// those four packages only.
 //
 // Invariants:
 //   - Every HTTP request carries a bearer token: the install's attach

@@ -295,6 +295,30 @@ func TestMCPServersGoOverHTTPWithTheRunsToken(t *testing.T) {
 	if !strings.Contains(executortest.Describe(evs), "does not take MCP servers over HTTP") {
 		t.Fatalf("nothing said the run works without the board tools:\n%s", executortest.Describe(evs))
 	}
+	// With a bridge, such an agent gets each server as a stdio child: the
+	// bridge with the server's URL, the token in its environment only.
+	rec3 := filepath.Join(t.TempDir(), "rec.jsonl")
+	bridged := func(o *Options) { attach(o); o.Bridge = []string{"/opt/clawboo", "mcp", "bridge"} }
+	evs, _ = finish(t, start(t, newAdapter(t, bridged), "!say hi", "", map[string]string{"FAKEACP_RECORD": rec3}))
+	news = recorded(t, rec3, "session/new")
+	var p struct {
+		McpServers []struct {
+			Name, Command string
+			Args          []string
+			Env           []struct{ Name, Value string }
+		}
+	}
+	if len(news) != 1 || json.Unmarshal(news[0], &p) != nil || len(p.McpServers) != 1 {
+		t.Fatalf("session/new: %s", news)
+	}
+	s := p.McpServers[0]
+	if s.Name != "clawboo-tasks" || s.Command != "/opt/clawboo" || strings.Join(s.Args, " ") != "mcp bridge http://127.0.0.1:1/mcp/tasks?b=x" ||
+		len(s.Env) != 1 || s.Env[0].Name != BridgeTokenEnv || s.Env[0].Value != "run-token-1" {
+		t.Fatalf("the bridged server: %+v", s)
+	}
+	if strings.Contains(executortest.Describe(evs), "does not take MCP servers") {
+		t.Fatal("a bridged run said it works without the board tools")
+	}
 }
 
 func TestResumeLoadsTheSessionWithoutReplayingIt(t *testing.T) {

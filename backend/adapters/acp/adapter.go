@@ -41,6 +41,9 @@ type Spec struct {
 	PassEnv []string
 }
 
+// BridgeTokenEnv carries the run's token to the stdio bridge.
+const BridgeTokenEnv = "CLAWBOO_MCP_TOKEN"
+
 // MCP is where a run's agent reaches Clawboo's MCP servers: each server's
 // URL (its binding signed in) and the run's own bearer token.
 type MCP struct {
@@ -60,6 +63,11 @@ type Options struct {
 	Key func(ctx context.Context, envVar string) string
 	// Attach returns the run's MCP servers; ok false when there are none.
 	Attach func(ctx context.Context, req executor.StartRequest) (m MCP, ok bool, err error)
+	// Bridge is the argv prefix of the stdio bridge (`clawboo mcp bridge`),
+	// given to an agent that takes MCP servers only as stdio children: each
+	// server is then Bridge + its URL, with the run's token in the child's
+	// BridgeTokenEnv. Empty: such an agent runs without the servers.
+	Bridge []string
 	// Ask puts a permission or a terminal command to a person; nil refuses
 	// every one (nothing is allowed without a person).
 	Ask func(ctx context.Context, q Question) (Answer, error)

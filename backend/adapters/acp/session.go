@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,7 +179,9 @@ func (r *run) resume(ctx context.Context, caps acpsdk.AgentCapabilities, servers
 }
 
 // mcpServers are Clawboo's servers for this run, over HTTP with the run's
-// token when the agent takes HTTP servers; none otherwise (said once).
+// token when the agent takes HTTP servers, else through the stdio bridge
+// (every ACP agent takes stdio servers); none when there is no bridge
+// either (said once).
 func (r *run) mcpServers(http bool) []acpsdk.McpServer {
 	out := []acpsdk.McpServer{}
 	if r.a.opts.Attach == nil {
@@ -189,7 +192,17 @@ func (r *run) mcpServers(http bool) []acpsdk.McpServer {
 		return out
 	}
 	if !http {
-		r.status(r.a.opts.Spec.Name + " does not take MCP servers over HTTP, so this run works without Clawboo's board tools")
+		bridge := r.a.opts.Bridge
+		if len(bridge) == 0 {
+			r.status(r.a.opts.Spec.Name + " does not take MCP servers over HTTP, so this run works without Clawboo's board tools")
+			return out
+		}
+		for _, name := range sortedKeys(m.URLs) {
+			out = append(out, acpsdk.McpServer{Stdio: &acpsdk.McpServerStdio{
+				Name: name, Command: bridge[0], Args: append(slices.Clone(bridge[1:]), m.URLs[name]),
+				Env: []acpsdk.EnvVariable{{Name: BridgeTokenEnv, Value: m.Token}},
+			}})
+		}
 		return out
 	}
 	for _, name := range sortedKeys(m.URLs) {
