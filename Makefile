@@ -175,9 +175,9 @@ test-cross-desktop: test-cross
 
 ## ---- benchmarks ------------------------------------------------------------
 
-bench: deps-test build build-headless $(CLIS)/.installed
+bench: deps-test build build-headless $(CLIS)/.installed $(ACPS)/.installed
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backend/perf/ -clawboo $(CURDIR)/$(BIN)/clawboo-headless
-	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis $(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/...
+	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_ACP=$(CURDIR)/test/acp $(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/...
 	$(GO) test -run '^$$' -bench 'Team|Quota' -benchtime 40x ./backend/
 	# The board at 10,000 tasks in Chromium: first render of #/board (printed), paging, search.
 	cd frontend && CLAWBOO_BIN=$(CURDIR)/$(BIN)/clawboo-headless node --test e2e/board-scale.test.mjs

@@ -29,6 +29,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if n := os.Getenv(fakeOpenAIEnv); n != "" { // BenchmarkUpdateCPUBesideOpenCode's provider, a process apart
+		os.Exit(serveFakeOpenAI(n))
+	}
 	code := m.Run()
 	if fakeDir != "" {
 		_ = os.RemoveAll(fakeDir)
