@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -27,7 +28,8 @@ func (r *run) pump(c *proc.Child, w *io.PipeWriter) {
 		if broken {
 			continue // drain, so the child is never blocked on a full pipe
 		}
-		if msg := r.checkFrame(l); msg != "" {
+		update, msg := r.checkFrame(l)
+		if msg != "" {
 			broken = true
 			r.setFault(msg)
 			c.Stop()
@@ -38,7 +40,7 @@ func (r *run) pump(c *proc.Child, w *io.PipeWriter) {
 			continue
 		}
 		r.frames.Add(1)
-		if isUpdate(l.Text) && !r.takeSlot() {
+		if update && !r.takeSlot() {
 			broken = true // the run is over
 			continue
 		}
@@ -54,16 +56,22 @@ func (r *run) pump(c *proc.Child, w *io.PipeWriter) {
 // flood slows the agent (its stdout pipe fills) rather than ending the run.
 const maxInFlight = 256
 
-// isUpdate says a frame is a session/update notification (no id).
-func isUpdate(frame string) bool {
+// isUpdate says whether a frame is a session/update notification (no
+// id), and whether it is JSON at all: one parse serves both.
+func isUpdate(frame string) (update, valid bool) {
 	if !strings.Contains(frame, `"session/update"`) {
-		return false
+		return false, json.Valid([]byte(frame))
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	return json.Unmarshal([]byte(frame), &m) == nil && m.Method == "session/update" && len(m.ID) == 0
+	err := json.Unmarshal([]byte(frame), &m)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return false, false
+	}
+	return err == nil && m.Method == "session/update" && len(m.ID) == 0, true
 }
 
 // takeSlot waits for room for one more update; false once the run ended.
@@ -84,18 +92,23 @@ func (r *run) doneSlot() {
 	}
 }
 
-// checkFrame says what is wrong with one stdout line ("" when nothing).
-func (r *run) checkFrame(l proc.Line) string {
+// checkFrame says what is wrong with one stdout line (fault "" when
+// nothing) and whether it is a session/update notification.
+func (r *run) checkFrame(l proc.Line) (update bool, fault string) {
 	if n := r.out.Add(int64(len(l.Text) + 1)); n > r.a.opts.MaxOutput {
-		return fmt.Sprintf("the agent wrote more than %d MiB; it was stopped", r.a.opts.MaxOutput>>20)
+		return false, fmt.Sprintf("the agent wrote more than %d MiB; it was stopped", r.a.opts.MaxOutput>>20)
 	}
 	if l.Truncated {
-		return fmt.Sprintf("the agent sent a message longer than %d MiB, which is not allowed", r.a.opts.MaxFrame>>20)
+		return false, fmt.Sprintf("the agent sent a message longer than %d MiB, which is not allowed", r.a.opts.MaxFrame>>20)
 	}
-	if strings.TrimSpace(l.Text) != "" && !json.Valid([]byte(l.Text)) {
-		return "the agent sent malformed JSON-RPC (a line that is not JSON): " + cut(redact.Secrets(l.Text), 120)
+	if strings.TrimSpace(l.Text) == "" {
+		return false, ""
 	}
-	return ""
+	update, valid := isUpdate(l.Text)
+	if !valid {
+		return false, "the agent sent malformed JSON-RPC (a line that is not JSON): " + cut(redact.Secrets(l.Text), 120)
+	}
+	return update, ""
 }
 
 // keepStderr keeps the last lines of stderr, each cut.
