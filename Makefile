@@ -112,7 +112,10 @@ $(OPENCLAW)/.installed: test/openclaw/package.json test/openclaw/package-lock.js
 # the real CLIs. They run as a second process of the same compiled binary,
 # beside `go test ./...` (which skips them), so the two halves share the
 # machine's cores instead of running one after the other.
-TEST_ENV  := CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw CLAWBOO_TEST_ACP=$(CURDIR)/test/acp
+# The remote-host tests add a second Unix user and start sshd: as root they
+# must run (CLAWBOO_TEST_SSHD); as another user they skip, saying why.
+SSHD_ENV  := $(if $(filter 0,$(shell id -u)),CLAWBOO_TEST_SSHD=1)
+TEST_ENV  := $(SSHD_ENV) CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_OPENCLAW=$(CURDIR)/test/openclaw CLAWBOO_TEST_ACP=$(CURDIR)/test/acp
 ROOT_SLOW := ^(TestOpenClawOnTheRealGateway|TestRoutineOpenClawOnTheRealGateway|TestTeamMixedRealCLIs)$$
 test-go: $(CLIS)/.installed $(OPENCLAW)/.installed $(ACPS)/.installed
 	@mkdir -p $(BIN)

@@ -34,6 +34,7 @@ import (
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/dispatch"
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/orchestrate"
@@ -88,7 +89,9 @@ type Backend struct {
 	MCP       *mcp.Hub
 	listenURL atomic.Value // string, set by Listen
 	Approvals *approval.Queue
-	Tools     *toolbroker.Broker // clawboo-tools' broker, handed over by the hub
+	// Hosts are the other machines runs may go to, reached over SSH.
+	Hosts *hosts.Service
+	Tools *toolbroker.Broker // clawboo-tools' broker, handed over by the hub
 	// Agents owns agents and their native configs; its Load is what the
 	// native adapter reads an agent's config through.
 	Agents *agents.Service
@@ -233,6 +236,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		_ = b.Close(ctx)
 		return nil, err
 	}
+	b.Hosts = b.openHosts(opts)
 	if err := b.openTeams(ctx); err != nil {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("start teams: %w", err)
@@ -253,7 +257,8 @@ func (b *Backend) openAPI(opts Options) *api.API {
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, ACPAgents: b.acp,
-		Log: b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
+		Hosts: b.Hosts,
+		Log:   b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
 }
 
@@ -356,6 +361,9 @@ func (b *Backend) Close(ctx context.Context) error {
 		b.MCP.Close()
 	}
 	b.closeApprovals()
+	if b.Hosts != nil {
+		b.Hosts.Close()
+	}
 	b.closeWork()
 	err = errors.Join(err, b.Store.Close())
 	return errors.Join(err, b.closeRuntimes())

@@ -6,7 +6,8 @@
 #   build/deps.sh desktop  GTK and WebKitGTK 4.1 headers to build the window
 #   build/deps.sh test     the above plus Xvfb, D-Bus, xdotool, ImageMagick, a tray host,
 #                          gnome-keyring and Chromium for the UI tests, and the AppStream
-#                          and desktop-entry validators for the package test
+#                          and desktop-entry validators for the package test, and OpenSSH
+#                          (client and server) for the remote-host tests
 #
 # It installs with apt-get as root, or through passwordless sudo; otherwise
 # it prints the exact command and fails. It also checks Go and Node.
@@ -16,6 +17,7 @@ what=${1:-desktop}
 desktop_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 test_pkgs=(xvfb xauth dbus-x11 xdotool imagemagick gnome-keyring libsecret-tools chromium haskell-gtk-sni-tray-utils)
 test_pkgs+=(appstream desktop-file-utils)  # make test-package validates the metainfo and the desktop entry
+test_pkgs+=(openssh-client openssh-server)  # remote hosts: a real sshd and a second user (backend/hosts)
 
 need_go="1.26"
 need_node="20"

@@ -41,6 +41,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/quota"
@@ -72,6 +73,8 @@ type Options struct {
 	BudgetEvents *bus.Broker[budget.Event]
 	// Approvals is the approvals queue (nil: its routes answer 503).
 	Approvals *approval.Queue
+	// Hosts are the other machines runs may go to (nil: 503).
+	Hosts *hosts.Service
 	// Tools is clawboo-tools' broker: registry, audit, external servers.
 	Tools *toolbroker.Broker
 	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
@@ -166,6 +169,10 @@ func (a *API) routes() {
 	a.mux.Handle("/api/runtimes/{id}/recheck", methods{"POST": a.recheck})
 	a.mux.Handle("/api/acp/agents", methods{"POST": a.addACPAgent})
 	a.mux.Handle("/api/acp/agents/{runtimeId}", methods{"DELETE": a.removeACPAgent})
+	a.mux.Handle("/api/hosts", methods{"GET": a.listHosts, "POST": a.addHost})
+	a.mux.Handle("/api/hosts/{id}", methods{"GET": a.getHost, "DELETE": a.removeHost})
+	a.mux.Handle("/api/hosts/{id}/trust", methods{"POST": a.trustHost})
+	a.mux.Handle("/api/hosts/{id}/check", methods{"POST": a.checkHost})
 	a.mux.Handle("/api/settings/ollama-base-url", methods{"GET": a.getOllamaURL, "PUT": a.putOllamaURL})
 	a.mux.Handle("/api/runs", methods{"GET": a.listRuns})
 	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})

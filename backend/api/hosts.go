@@ -1,0 +1,126 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/clawboo/desktop/backend/hosts"
+)
+
+// The other machines a team's runs may go to (backend/hosts).
+
+func (a *API) hostsReady(w http.ResponseWriter) bool {
+	if a.opts.Hosts == nil {
+		writeError(w, http.StatusServiceUnavailable, "hosts are not available")
+		return false
+	}
+	return true
+}
+
+// listHosts: GET /api/hosts → {hosts: [...]}.
+func (a *API) listHosts(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	hs, err := a.opts.Hosts.List(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"hosts": hs})
+}
+
+func (a *API) getHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	h, err := a.opts.Hosts.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		hostError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"host": h})
+}
+
+// addHost: POST /api/hosts {destination, name?} → 201 {host} (state
+// connecting; the probe goes on in the background).
+func (a *API) addHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	var body struct {
+		Destination string `json:"destination"`
+		Name        string `json:"name"`
+	}
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	h, err := a.opts.Hosts.Add(r.Context(), body.Destination, body.Name)
+	if err != nil {
+		hostError(w, err)
+		return
+	}
+	a.opts.Log.Info("a host was added", "host", h.Name, "destination", h.Destination, "from", answeredBy(r))
+	writeJSON(w, http.StatusCreated, map[string]any{"host": h})
+}
+
+// trustHost: POST /api/hosts/{id}/trust {fingerprint} → 200 {host} once
+// the key shown was accepted and the host looked at again; 409 when the
+// host is not waiting for its key, or now shows another one.
+func (a *API) trustHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	var body struct {
+		Fingerprint string `json:"fingerprint"`
+	}
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	h, err := a.opts.Hosts.Trust(r.Context(), r.PathValue("id"), body.Fingerprint)
+	if err != nil {
+		hostError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"host": h})
+}
+
+// checkHost: POST /api/hosts/{id}/check → 202: the host is looked at
+// again in the background.
+func (a *API) checkHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	h, err := a.opts.Hosts.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		hostError(w, err)
+		return
+	}
+	a.opts.Hosts.Check(h.ID)
+	writeJSON(w, http.StatusAccepted, map[string]any{"host": h})
+}
+
+func (a *API) removeHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	if err := a.opts.Hosts.Remove(r.Context(), r.PathValue("id")); err != nil {
+		hostError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func hostError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, hosts.ErrNotFound):
+		writeError(w, http.StatusNotFound, "%v", err)
+	case errors.Is(err, hosts.ErrDestination), errors.Is(err, hosts.ErrName):
+		writeError(w, http.StatusBadRequest, "%v", err)
+	case errors.Is(err, hosts.ErrTaken), errors.Is(err, hosts.ErrNotAsked), errors.Is(err, hosts.ErrKeyKnown),
+		errors.Is(err, hosts.ErrFingerprintChanged):
+		writeError(w, http.StatusConflict, "%v", err)
+	default:
+		writeError(w, http.StatusBadGateway, "%v", err)
+	}
+}

@@ -1,0 +1,233 @@
+package hosts
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/clawboo/desktop/backend/bus"
+	"github.com/clawboo/desktop/backend/store"
+)
+
+// Errors the API words.
+var (
+	ErrNotFound = errors.New("no such host")
+	ErrName     = errors.New("a host's name is 1 to 60 characters")
+	ErrTaken    = errors.New("a host with this name or destination is already added")
+	ErrNotAsked = errors.New("this host is not waiting for its key to be accepted")
+)
+
+// Host is one machine as GET /api/hosts lists it.
+type Host struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Destination string `json:"destination"`
+	State       State  `json:"state"`
+	Reason      string `json:"reason,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Info
+	Runtimes  []string `json:"runtimes"`
+	CheckedAt int64    `json:"checkedAt"`
+	CreatedAt int64    `json:"createdAt"`
+}
+
+// Service owns the hosts: their rows, their probes and their host keys.
+type Service struct {
+	st  *store.Store
+	ssh *SSH
+	log *slog.Logger
+	now func() time.Time
+	// Events carries a host after each change, for live pages.
+	Events *bus.Broker[Host]
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	busy   map[string]bool // hosts being probed
+}
+
+// Open makes the service.
+func Open(st *store.Store, ssh *SSH, log *slog.Logger) *Service {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{
+		st: st, ssh: ssh, log: log, now: time.Now, Events: bus.New[Host](0),
+		ctx: ctx, cancel: cancel, busy: map[string]bool{},
+	}
+}
+
+// Close stops the probes in flight and waits for them.
+func (s *Service) Close() {
+	s.cancel()
+	s.wg.Wait()
+	s.Events.Close()
+}
+
+const columns = `id, name, destination, state, reason, fingerprint, os, arch, cores, memory_bytes, checked_at, created_at`
+
+func scan(row interface{ Scan(...any) error }) (Host, error) {
+	var h Host
+	err := row.Scan(&h.ID, &h.Name, &h.Destination, &h.State, &h.Reason, &h.Fingerprint, &h.OS, &h.Arch, &h.Cores,
+		&h.MemoryBytes, &h.CheckedAt, &h.CreatedAt)
+	h.Runtimes = []string{}
+	return h, err
+}
+
+// List is every host, by name.
+func (s *Service) List(ctx context.Context) ([]Host, error) {
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT `+columns+` FROM hosts ORDER BY name COLLATE NOCASE, id`)
+	if err != nil {
+		return nil, fmt.Errorf("hosts: list: %w", err)
+	}
+	defer rows.Close()
+	out := []Host{}
+	for rows.Next() {
+		h, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("hosts: list: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Get is one host.
+func (s *Service) Get(ctx context.Context, id string) (Host, error) {
+	h, err := scan(s.st.Reader().QueryRowContext(ctx, `SELECT `+columns+` FROM hosts WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Host{}, ErrNotFound
+	}
+	return h, err
+}
+
+// Add records a host (state connecting) and probes it in the background.
+func (s *Service) Add(ctx context.Context, destination, name string) (Host, error) {
+	d, err := ParseDestination(destination)
+	if err != nil {
+		return Host{}, err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = d.Text
+	}
+	if len(name) > 60 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' }) {
+		return Host{}, ErrName
+	}
+	now := s.now().UnixMilli()
+	h := Host{ID: ulid.Make().String(), Name: name, Destination: d.Text, State: Connecting, Runtimes: []string{}, CreatedAt: now}
+	_, err = s.st.Writer().ExecContext(ctx, `INSERT INTO hosts (id, name, destination, state, created_at, updated_at)
+		VALUES (?, ?, ?, 'connecting', ?, ?)`, h.ID, h.Name, h.Destination, now, now)
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return Host{}, ErrTaken
+		}
+		return Host{}, fmt.Errorf("hosts: add: %w", err)
+	}
+	s.Events.PublishMust(h)
+	s.Check(h.ID)
+	return h, nil
+}
+
+// Check probes a host again in the background (once at a time per host),
+// over a new connection: a person testing a host tests all of it, host key
+// included, not the connection shared since it was last checked.
+func (s *Service) Check(id string) {
+	s.mu.Lock()
+	if s.busy[id] || s.ctx.Err() != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.busy[id] = true
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.busy, id)
+			s.mu.Unlock()
+		}()
+		if _, err := s.probe(s.ctx, id); err != nil && s.ctx.Err() == nil {
+			s.log.Warn("host probe not recorded", "host", id, "err", err)
+		}
+	}()
+}
+
+// probe looks at a host now and records what it found.
+func (s *Service) probe(ctx context.Context, id string) (Host, error) {
+	h, err := s.Get(ctx, id)
+	if err != nil {
+		return Host{}, err
+	}
+	d, err := ParseDestination(h.Destination)
+	if err != nil {
+		return Host{}, err
+	}
+	s.ssh.Close(ctx, d)
+	p := s.ssh.Probe(ctx, d)
+	if ctx.Err() != nil {
+		return Host{}, ctx.Err()
+	}
+	return s.record(ctx, h, p)
+}
+
+func (s *Service) record(ctx context.Context, h Host, p Probe) (Host, error) {
+	now := s.now().UnixMilli()
+	h.State, h.Reason, h.Fingerprint, h.CheckedAt = p.State, p.Reason, p.Fingerprint, now
+	if p.State == Ready {
+		h.Info = p.Info
+	}
+	_, err := s.st.Writer().ExecContext(ctx, `UPDATE hosts SET state = ?, reason = ?, fingerprint = ?, os = ?, arch = ?,
+		cores = ?, memory_bytes = ?, checked_at = ?, updated_at = ? WHERE id = ?`,
+		string(h.State), h.Reason, h.Fingerprint, h.OS, h.Arch, h.Cores, h.MemoryBytes, now, now, h.ID)
+	if err != nil {
+		return Host{}, fmt.Errorf("hosts: record %s: %w", h.ID, err)
+	}
+	s.Events.PublishMust(h)
+	return h, nil
+}
+
+// Trust accepts the host key whose fingerprint the person was shown, then
+// looks at the host again. Only a host waiting for its key is asked: a
+// changed key is never accepted here.
+func (s *Service) Trust(ctx context.Context, id, fingerprint string) (Host, error) {
+	h, err := s.Get(ctx, id)
+	if err != nil {
+		return Host{}, err
+	}
+	if h.State != UnknownHostKey {
+		return h, ErrNotAsked
+	}
+	d, err := ParseDestination(h.Destination)
+	if err != nil {
+		return Host{}, err
+	}
+	if err := s.ssh.Trust(ctx, d, fingerprint); err != nil {
+		return h, err
+	}
+	s.log.Info("a host key was accepted", "host", h.Name, "destination", h.Destination, "fingerprint", fingerprint)
+	return s.probe(ctx, id)
+}
+
+// Remove forgets a host (its key stays in known_hosts: trusting a key is
+// not undone by forgetting a name).
+func (s *Service) Remove(ctx context.Context, id string) error {
+	h, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, err := s.st.Writer().ExecContext(ctx, `DELETE FROM hosts WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("hosts: remove %s: %w", id, err)
+	}
+	if d, err := ParseDestination(h.Destination); err == nil {
+		s.ssh.Close(ctx, d)
+	}
+	return nil
+}

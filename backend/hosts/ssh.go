@@ -1,0 +1,156 @@
+package hosts
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/clawboo/desktop/backend/proc"
+)
+
+// SSH runs the person's own OpenSSH client programs.
+type SSH struct {
+	// Find locates ssh, ssh-keyscan and ssh-keygen (the binary resolver).
+	Find func(name string) (string, bool)
+	// Environ is the server's environment; children get the allowlist
+	// and the ssh agent's socket.
+	Environ func() []string
+	// Dir holds Clawboo's known_hosts and the shared connections' sockets
+	// (<home>/ssh, mode 0700).
+	Dir string
+	// Timeout bounds one command (default 30 s).
+	Timeout time.Duration
+	// Config is an ssh configuration file used instead of the person's
+	// ~/.ssh/config (ssh reads that from the account's home, whatever
+	// $HOME says, so tests name theirs); empty: the person's own.
+	Config string
+}
+
+// maxOutput bounds what one command's output is read up to, per stream.
+const maxOutput = 64 << 10
+
+// KnownHosts is Clawboo's own known_hosts file (the person's is read too).
+func (s *SSH) KnownHosts() string { return filepath.Join(s.Dir, "known_hosts") }
+
+// options are the switches every ssh gets; the person's ~/.ssh/config
+// supplies the rest (user, port, keys, ProxyJump).
+func (s *SSH) options() []string {
+	var cfg []string
+	if s.Config != "" {
+		cfg = []string{"-F", s.Config}
+	}
+	return append(cfg,
+		"-o", "BatchMode=yes",
+		"-o", "StrictHostKeyChecking=yes",
+		"-o", `UserKnownHostsFile="`+s.KnownHosts()+`" ~/.ssh/known_hosts`,
+		"-o", "ControlMaster=auto",
+		"-o", "ControlPath="+filepath.Join(s.controlDir(), "%C"),
+		"-o", "ControlPersist=60",
+		"-o", "ConnectTimeout=10",
+		"-o", "ServerAliveInterval=15",
+		"-o", "ServerAliveCountMax=2",
+		"-o", "LogLevel=ERROR",
+		"-T",
+	)
+}
+
+// controlDir holds the shared connections' sockets: Dir, unless a socket
+// path there would be longer than a Unix socket's (about 100 bytes, and
+// %C is 40), then a short folder of this user's under the system's
+// temporary folder, named for Dir.
+func (s *SSH) controlDir() string {
+	if len(s.Dir)+42 < 100 {
+		return s.Dir
+	}
+	sum := sha256.Sum256([]byte(s.Dir))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("clawboo-ssh-%d-%x", os.Getuid(), sum[:6]))
+}
+
+// output is what a command printed and how it ended.
+type output struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// run starts a program with args (and stdin's text, when not empty) and
+// reads its output, bounded.
+func (s *SSH) run(ctx context.Context, program string, args []string, stdin string) (output, error) {
+	bin, ok := s.Find(program)
+	if !ok {
+		return output{}, fmt.Errorf("%s is not installed on this computer (OpenSSH's client is needed to reach other machines)", program)
+	}
+	for _, dir := range []string{s.Dir, s.controlDir()} {
+		if err := privateDir(dir); err != nil {
+			return output{}, err
+		}
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	env := proc.AllowEnv(s.Environ(), append(proc.BaseEnv(), "SSH_AUTH_SOCK"), nil, nil)
+	c, err := proc.Start(ctx, proc.Spec{Path: bin, Args: args, Env: env, Grace: time.Second, MaxLine: 8 << 10, Stdin: stdin != ""})
+	if err != nil {
+		return output{}, fmt.Errorf("could not start %s: %w", program, err)
+	}
+	if stdin != "" {
+		go func() {
+			_, _ = c.Stdin().WriteString(stdin)
+			_ = c.Stdin().Close()
+		}()
+	}
+	var out, errb strings.Builder
+	for l := range c.Lines() {
+		b := &out
+		if l.Stderr {
+			b = &errb
+		}
+		if b.Len() < maxOutput {
+			b.WriteString(l.Text + "\n")
+		}
+	}
+	ex := c.Wait()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return output{Stdout: out.String(), Stderr: errb.String(), Code: -1}, fmt.Errorf("%s did not finish within %s", program, timeout)
+	}
+	return output{Stdout: out.String(), Stderr: errb.String(), Code: ex.Code}, nil
+}
+
+// Exec runs Clawboo's own command on the host (remote is fixed text of
+// ours, never a person's or an agent's).
+func (s *SSH) Exec(ctx context.Context, d Destination, remote string) (output, error) {
+	args := append(s.options(), "--", d.Target, remote)
+	return s.run(ctx, "ssh", args, "")
+}
+
+// Close ends the shared connection to d, if one is open.
+func (s *SSH) Close(ctx context.Context, d Destination) {
+	args := append(s.options(), "-O", "exit", "--", d.Target)
+	_, _ = s.run(ctx, "ssh", args, "")
+}
+
+// privateDir makes dir (0700) and checks that it is this user's own and
+// no one else's to write: a socket folder another user controls could
+// hand ssh a connection of theirs.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || (ok && int(st.Uid) != os.Getuid()) || fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a private folder of this user's (mode 0700): refusing to keep ssh connections there", dir)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package backend
+
+import (
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/hosts"
+	"github.com/clawboo/desktop/internal/testkit"
+)
+
+// TestHostsThroughTheAPI: a host added by its ssh alias is reached with
+// the person's own ssh (a real sshd, a second Unix user): its key is shown
+// and accepted only as shown, then it says what it is; a changed key is
+// refused in ssh's words and cannot be accepted; bad destinations are
+// refused before ssh sees them.
+func TestHostsThroughTheAPI(t *testing.T) {
+	srv := testkit.StartSSHD(t)
+	b := e2eBackend(t, map[string]string{EnvSSHConfig: srv.Config})
+	h := authed(b)
+	for _, bad := range []string{"-oProxyCommand=touch /tmp/pwned", "a b", "$(id)@x", ""} {
+		var e struct{ Error string }
+		if code := e2eDo(t, h, "POST", "/api/hosts", map[string]any{"destination": bad}, &e); code != http.StatusBadRequest || e.Error == "" {
+			t.Fatalf("%q: %d %q", bad, code, e.Error)
+		}
+	}
+	var made struct{ Host hosts.Host }
+	if code := e2eDo(t, h, "POST", "/api/hosts", map[string]any{"destination": srv.Alias, "name": "Build box"}, &made); code != http.StatusCreated || made.Host.State != hosts.Connecting {
+		t.Fatalf("add: %d %+v", code, made.Host)
+	}
+	if code := e2eDo(t, h, "POST", "/api/hosts", map[string]any{"destination": srv.Alias}, nil); code != http.StatusConflict {
+		t.Fatalf("the same destination twice: %d", code)
+	}
+	id := made.Host.ID
+	get := func() hosts.Host {
+		var out struct{ Hosts []hosts.Host }
+		e2eDo(t, h, "GET", "/api/hosts", nil, &out)
+		for _, x := range out.Hosts {
+			if x.ID == id {
+				return x
+			}
+		}
+		t.Fatalf("host %s is not listed: %+v", id, out.Hosts)
+		return hosts.Host{}
+	}
+	waitState := func(want hosts.State) hosts.Host {
+		var got hosts.Host
+		testkit.EventuallySays(t, 30*time.Second, "the host "+string(want), func() (bool, string) {
+			got = get()
+			return got.State == want, string(got.State) + ": " + got.Reason
+		})
+		return got
+	}
+	got := waitState(hosts.UnknownHostKey)
+	if want := fingerprint(t, srv.HostKey); got.Fingerprint != want || got.Name != "Build box" {
+		t.Fatalf("shown %+v, want fingerprint %s", got, want)
+	}
+	if code := e2eDo(t, h, "POST", "/api/hosts/"+id+"/trust", map[string]any{"fingerprint": "SHA256:someone-elses"}, nil); code != http.StatusConflict {
+		t.Fatalf("trusting a fingerprint not shown: %d", code)
+	}
+	var trusted struct{ Host hosts.Host }
+	if code := e2eDo(t, h, "POST", "/api/hosts/"+id+"/trust", map[string]any{"fingerprint": got.Fingerprint}, &trusted); code != http.StatusOK ||
+		trusted.Host.State != hosts.Ready || trusted.Host.OS != "linux" || trusted.Host.Cores < 1 || trusted.Host.MemoryBytes < 1<<20 {
+		t.Fatalf("trust: %d %+v", code, trusted.Host)
+	}
+
+	srv.RotateHostKey()
+	if code := e2eDo(t, h, "POST", "/api/hosts/"+id+"/check", nil, nil); code != http.StatusAccepted {
+		t.Fatalf("check: %d", code)
+	}
+	got = waitState(hosts.HostKeyChanged)
+	if !strings.Contains(got.Reason, "REMOTE HOST IDENTIFICATION HAS CHANGED") {
+		t.Fatalf("changed: %+v", got)
+	}
+	if code := e2eDo(t, h, "POST", "/api/hosts/"+id+"/trust", map[string]any{"fingerprint": fingerprint(t, srv.HostKey)}, nil); code != http.StatusConflict {
+		t.Fatalf("accepting a changed key: %d", code)
+	}
+	if code := e2eDo(t, h, "DELETE", "/api/hosts/"+id, nil, nil); code != http.StatusNoContent {
+		t.Fatalf("delete: %d", code)
+	}
+	if code := e2eDo(t, h, "GET", "/api/hosts/"+id, nil, nil); code != http.StatusNotFound {
+		t.Fatalf("after delete: %d", code)
+	}
+}
+
+func fingerprint(t *testing.T, pub string) string {
+	t.Helper()
+	cmd := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", "-")
+	cmd.Stdin = strings.NewReader(pub + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(out))[1]
+}

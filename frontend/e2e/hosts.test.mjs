@@ -1,0 +1,113 @@
+// Settings → Hosts in Chromium against a real `clawboo serve` and a real
+// sshd whose only login is a second Unix user (internal/testkit/sshdserve,
+// which needs root): a destination with shell syntax is refused in words;
+// the host added by its ssh alias shows its key's fingerprint (the very
+// one sshd serves) and connects only once it is accepted, then says what it
+// is; Remove asks first. All by keyboard.
+//
+//   make build-headless && \
+//     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/hosts.test.mjs)
+//
+// Without root the suite is skipped (make test runs it as root, with
+// CLAWBOO_TEST_SSHD set, and then its absence fails it). With
+// HOSTS_SCREENSHOTS=<folder> it saves the section at 1280×800 and 800×600.
+
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { axeProblems, shootSizes, waitTestId, waitText } from './checks.mjs';
+import { launchBrowser, openPage, requireBin } from './harness.mjs';
+import { makeWorld } from './world.mjs';
+
+requireBin();
+
+const SHOTS = process.env.HOSTS_SCREENSHOTS || '';
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = process.getuid?.() === 0;
+const required = process.env.CLAWBOO_TEST_SSHD !== undefined;
+if (!root && required) throw new Error('CLAWBOO_TEST_SSHD is set but the browser suite is not running as root');
+
+let browser;
+let world;
+let sshd; // the sshdserve child
+let host; // what it printed
+let bin;
+
+before(async () => {
+  if (!root) return;
+  bin = await mkdtemp(join(tmpdir(), 'clawboo-sshdserve-'));
+  await promisify(execFile)('go', ['build', '-o', join(bin, 'sshdserve'), './internal/testkit/sshdserve'], { cwd: REPO });
+  sshd = spawn(join(bin, 'sshdserve'), { stdio: ['pipe', 'pipe', 'inherit'] });
+  const first = await new Promise((resolve, reject) => {
+    createInterface({ input: sshd.stdout }).once('line', resolve);
+    sshd.once('exit', (code) => reject(new Error(`sshdserve exited ${code}`)));
+  });
+  host = JSON.parse(first);
+  if (SHOTS) await mkdir(SHOTS, { recursive: true });
+  world = await makeWorld({ env: { CLAWBOO_SSH_CONFIG: host.config }, tools: ['ssh', 'ssh-keyscan', 'ssh-keygen'] });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await world?.close();
+  if (sshd) {
+    const gone = new Promise((resolve) => sshd.once('exit', resolve));
+    sshd.stdin.end(); // sshdserve removes its user and stops sshd
+    await gone;
+  }
+  if (bin) await rm(bin, { recursive: true, force: true });
+});
+
+describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second Unix user and sshd)' }, () => {
+  test('a host is refused in words, added by keyboard, its key checked and accepted, then ready; removed after a question', async () => {
+    const { page, context, problems } = await openPage(browser, `${world.url}/#/settings`, { bypassCSP: true });
+    try {
+      const section = page.getByTestId('settings-hosts');
+      await section.getByTestId('hosts-empty').waitFor();
+      const dest = section.getByTestId('host-destination');
+      await dest.focus();
+      await page.keyboard.type('me@box; rm -rf ~');
+      await page.keyboard.press('Enter');
+      await waitTestId(page, 'host-error', /^a host is `user@host`, `host:port`/, 10_000, section);
+      assert.equal(await section.getByTestId('host-row').count(), 0, 'nothing was added');
+
+      await dest.fill('');
+      await dest.focus();
+      await page.keyboard.type(host.alias);
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('Build box');
+      await page.keyboard.press('Enter');
+      const row = section.locator('[data-testid="host-row"]').filter({ hasText: 'Build box' });
+      await row.and(page.locator('[data-state="unknown-host-key"]')).waitFor({ timeout: 30_000 });
+      assert.equal(await row.getByTestId('host-fingerprint').textContent(), host.fingerprint, 'the key sshd serves');
+      assert.equal(await row.getByTestId('host-state').textContent(), 'Its key needs your check');
+      assert.deepEqual(await axeProblems(page), [], 'the section asking about a key');
+      await shootSizes(page, SHOTS, 'settings-hosts-key', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
+
+      await row.getByTestId('host-trust').focus();
+      await page.keyboard.press('Enter');
+      await row.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
+      await waitText(page, row.getByTestId('host-info'), /^Linux · (amd64|arm64) · \d+ cores? · \d+\.\d GiB$/);
+      assert.equal(await row.getByTestId('host-key').count(), 0, 'no key question once accepted');
+      await shootSizes(page, SHOTS, 'settings-hosts-ready', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
+
+      await row.getByTestId('host-remove').focus();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByTestId('host-remove-dialog');
+      await dialog.waitFor();
+      assert.match(await dialog.textContent(), /Remove the host Build box\?/);
+      await page.getByTestId('host-remove-confirm').click();
+      await section.getByTestId('hosts-empty').waitFor();
+      assert.deepEqual(problems.filter((p) => !/status of 400/.test(p)), []);
+    } finally {
+      await context.close();
+    }
+  });
+});
