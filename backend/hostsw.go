@@ -26,5 +26,21 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 		Dir:     filepath.Join(b.Config.Home, "ssh"),
 		Config:  opts.Getenv(EnvSSHConfig),
 	}
-	return hosts.Open(b.Store, ssh, b.log.With("part", "hosts"))
+	return hosts.Open(b.Store, ssh, b.log.With("part", "hosts"), b.hostPrograms)
+}
+
+// hostPrograms are the catalog's runtimes a host is searched for: each
+// runtime's program by name (a person's own agents, named by a path on
+// this computer, are not looked for).
+func (b *Backend) hostPrograms() map[string]string {
+	out := map[string]string{}
+	if b.Catalog == nil {
+		return out
+	}
+	for _, d := range b.Catalog.ListDescriptors() {
+		if d.HealthBin != nil && !filepath.IsAbs(*d.HealthBin) {
+			out[string(d.ID)] = *d.HealthBin
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package hosts
 import (
 	"context"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -36,14 +38,39 @@ type Probe struct {
 	// Fingerprint is the key a person is asked to accept (UnknownHostKey).
 	Fingerprint string
 	Info        Info
+	// Runtimes are the runtime ids whose program the host has.
+	Runtimes []string
 }
 
 // probeCommand is the fixed text run on the host to learn what it is.
 const probeCommand = `uname -s; uname -m; getconf _NPROCESSORS_ONLN; sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo`
 
-// Probe connects to d and says what it is, or why it cannot be used.
-func (s *SSH) Probe(ctx context.Context, d Destination) Probe {
-	out, err := s.Exec(ctx, d, probeCommand)
+// programName is a program a probe may look for: a plain name, so it is
+// safe in the probe's shell text.
+var programName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// probeText is probeCommand and a look for each program (runtime id →
+// program name; names that are not plain are left out).
+func probeText(programs map[string]string) string {
+	var b strings.Builder
+	b.WriteString(probeCommand)
+	names := make([]string, 0, len(programs))
+	for _, p := range programs {
+		if programName.MatchString(p) && !slices.Contains(names, p) {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		b.WriteString("; for p in " + strings.Join(names, " ") + `; do command -v "$p" >/dev/null 2>&1 && echo "rt:$p"; done; true`)
+	}
+	return b.String()
+}
+
+// Probe connects to d and says what it is and which of programs (runtime
+// id → program name) it has, or why it cannot be used.
+func (s *SSH) Probe(ctx context.Context, d Destination, programs map[string]string) Probe {
+	out, err := s.Exec(ctx, d, probeText(programs))
 	if err != nil {
 		return Probe{State: Unreachable, Reason: err.Error()}
 	}
@@ -58,7 +85,15 @@ func (s *SSH) Probe(ctx context.Context, d Destination) Probe {
 		}
 		return p
 	}
-	f := strings.Fields(out.Stdout)
+	var f []string
+	found := map[string]bool{}
+	for _, w := range strings.Fields(out.Stdout) {
+		if name, ok := strings.CutPrefix(w, "rt:"); ok {
+			found[name] = true
+		} else {
+			f = append(f, w)
+		}
+	}
 	if len(f) < 3 {
 		return Probe{State: Unreachable, Reason: "the host did not say what it is (is it a Unix machine with a POSIX shell?)"}
 	}
@@ -68,7 +103,14 @@ func (s *SSH) Probe(ctx context.Context, d Destination) Probe {
 		kb, _ := strconv.ParseInt(f[3], 10, 64)
 		info.MemoryBytes = kb << 10
 	}
-	return Probe{State: Ready, Info: info}
+	p := Probe{State: Ready, Info: info, Runtimes: []string{}}
+	for id, prog := range programs {
+		if found[prog] {
+			p.Runtimes = append(p.Runtimes, id)
+		}
+	}
+	sort.Strings(p.Runtimes)
+	return p
 }
 
 // arch names a machine as Go does (the host binaries are built per GOARCH).

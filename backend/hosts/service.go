@@ -3,6 +3,7 @@ package hosts
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,8 +43,10 @@ type Host struct {
 type Service struct {
 	st  *store.Store
 	ssh *SSH
-	log *slog.Logger
-	now func() time.Time
+	// programs are the runtimes looked for on a host: id → program name.
+	programs func() map[string]string
+	log      *slog.Logger
+	now      func() time.Time
 	// Events carries a host after each change, for live pages.
 	Events *bus.Broker[Host]
 
@@ -54,11 +57,15 @@ type Service struct {
 	busy   map[string]bool // hosts being probed
 }
 
-// Open makes the service.
-func Open(st *store.Store, ssh *SSH, log *slog.Logger) *Service {
+// Open makes the service; programs names the runtimes looked for on each
+// host (runtime id → program name; nil: none).
+func Open(st *store.Store, ssh *SSH, log *slog.Logger, programs func() map[string]string) *Service {
+	if programs == nil {
+		programs = func() map[string]string { return nil }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{
-		st: st, ssh: ssh, log: log, now: time.Now, Events: bus.New[Host](0),
+		st: st, ssh: ssh, log: log, now: time.Now, Events: bus.New[Host](0), programs: programs,
 		ctx: ctx, cancel: cancel, busy: map[string]bool{},
 	}
 }
@@ -70,13 +77,17 @@ func (s *Service) Close() {
 	s.Events.Close()
 }
 
-const columns = `id, name, destination, state, reason, fingerprint, os, arch, cores, memory_bytes, checked_at, created_at`
+const columns = `id, name, destination, state, reason, fingerprint, os, arch, cores, memory_bytes, runtimes, checked_at, created_at`
 
 func scan(row interface{ Scan(...any) error }) (Host, error) {
 	var h Host
+	var rts string
 	err := row.Scan(&h.ID, &h.Name, &h.Destination, &h.State, &h.Reason, &h.Fingerprint, &h.OS, &h.Arch, &h.Cores,
-		&h.MemoryBytes, &h.CheckedAt, &h.CreatedAt)
+		&h.MemoryBytes, &rts, &h.CheckedAt, &h.CreatedAt)
 	h.Runtimes = []string{}
+	if err == nil {
+		_ = json.Unmarshal([]byte(rts), &h.Runtimes)
+	}
 	return h, err
 }
 
@@ -171,7 +182,7 @@ func (s *Service) probe(ctx context.Context, id string) (Host, error) {
 		return Host{}, err
 	}
 	s.ssh.Close(ctx, d)
-	p := s.ssh.Probe(ctx, d)
+	p := s.ssh.Probe(ctx, d, s.programs())
 	if ctx.Err() != nil {
 		return Host{}, ctx.Err()
 	}
@@ -182,11 +193,12 @@ func (s *Service) record(ctx context.Context, h Host, p Probe) (Host, error) {
 	now := s.now().UnixMilli()
 	h.State, h.Reason, h.Fingerprint, h.CheckedAt = p.State, p.Reason, p.Fingerprint, now
 	if p.State == Ready {
-		h.Info = p.Info
+		h.Info, h.Runtimes = p.Info, p.Runtimes
 	}
+	rts, _ := json.Marshal(h.Runtimes)
 	_, err := s.st.Writer().ExecContext(ctx, `UPDATE hosts SET state = ?, reason = ?, fingerprint = ?, os = ?, arch = ?,
-		cores = ?, memory_bytes = ?, checked_at = ?, updated_at = ? WHERE id = ?`,
-		string(h.State), h.Reason, h.Fingerprint, h.OS, h.Arch, h.Cores, h.MemoryBytes, now, now, h.ID)
+		cores = ?, memory_bytes = ?, runtimes = ?, checked_at = ?, updated_at = ? WHERE id = ?`,
+		string(h.State), h.Reason, h.Fingerprint, h.OS, h.Arch, h.Cores, h.MemoryBytes, string(rts), now, now, h.ID)
 	if err != nil {
 		return Host{}, fmt.Errorf("hosts: record %s: %w", h.ID, err)
 	}

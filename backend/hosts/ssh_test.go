@@ -48,7 +48,7 @@ func TestHostKeysAreAcceptedOnceAndAChangedOneIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := s.Probe(ctx, d)
+	p := s.Probe(ctx, d, nil)
 	want := fingerprintOf(t, srv.HostKey)
 	if p.State != UnknownHostKey || p.Fingerprint != want {
 		t.Fatalf("first contact: %+v, want unknown-host-key with %s", p, want)
@@ -62,15 +62,24 @@ func TestHostKeysAreAcceptedOnceAndAChangedOneIsRefused(t *testing.T) {
 	if err := s.Trust(ctx, d, want); err != nil {
 		t.Fatal(err)
 	}
-	p = s.Probe(ctx, d)
+	p = s.Probe(ctx, d, nil)
 	if p.State != Ready || p.Info.OS != "linux" || p.Info.Arch == "" || p.Info.Cores < 1 || p.Info.MemoryBytes < 1<<20 {
 		t.Fatalf("after trust: %+v", p)
 	}
-	// The same host by address and port works as well as by alias.
+	// It is searched for the runtimes' programs; a name that is not a plain
+	// program name is never put in the probe's text.
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	p = s.Probe(ctx, d, map[string]string{"posix-shell": "sh", "missing": "no-such-program-7f3", "hostile": "x; touch " + pwned})
+	if p.State != Ready || len(p.Runtimes) != 1 || p.Runtimes[0] != "posix-shell" {
+		t.Fatalf("runtimes on the host: %+v", p)
+	}
+	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
+		t.Fatal("a hostile program name ran on the host")
+	}
 	s.Close(ctx, d)
 
 	srv.RotateHostKey()
-	p = s.Probe(ctx, d)
+	p = s.Probe(ctx, d, nil)
 	if p.State != HostKeyChanged || !strings.Contains(p.Reason, "REMOTE HOST IDENTIFICATION HAS CHANGED") ||
 		!strings.Contains(p.Reason, "SOMEONE IS DOING SOMETHING NASTY") || strings.Contains(p.Reason, "@@") {
 		t.Fatalf("after the key changed: %+v", p)
@@ -78,7 +87,7 @@ func TestHostKeysAreAcceptedOnceAndAChangedOneIsRefused(t *testing.T) {
 	if err := s.Trust(ctx, d, fingerprintOf(t, srv.HostKey)); !errors.Is(err, ErrKeyKnown) {
 		t.Fatalf("trusting the changed key: %v", err)
 	}
-	if p := s.Probe(ctx, d); p.State != HostKeyChanged {
+	if p := s.Probe(ctx, d, nil); p.State != HostKeyChanged {
 		t.Fatalf("the changed key was let in: %+v", p)
 	}
 }
@@ -87,7 +96,7 @@ func TestAnUnreachableHostSaysWhy(t *testing.T) {
 	srv := testkit.StartSSHD(t)
 	s := newSSH(t, srv)
 	d, _ := ParseDestination("127.0.0.1:1")
-	p := s.Probe(context.Background(), d)
+	p := s.Probe(context.Background(), d, nil)
 	if p.State != Unreachable || !strings.Contains(p.Reason, "Connection refused") {
 		t.Fatalf("%+v", p)
 	}

@@ -96,6 +96,8 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       await row.and(page.locator('[data-state="ready"]')).waitFor({ timeout: 30_000 });
       await waitText(page, row.getByTestId('host-info'), /^Linux · (amd64|arm64) · \d+ cores? · \d+\.\d GiB$/);
       assert.equal(await row.getByTestId('host-key').count(), 0, 'no key question once accepted');
+      // The host user has none of the agent programs on its PATH (names, not ids, when it does).
+      assert.equal(await row.getByTestId('host-runtimes').textContent(), 'No agent runtime found there yet.');
       await shootSizes(page, SHOTS, 'settings-hosts-ready', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
 
       await row.getByTestId('host-remove').focus();

@@ -15,6 +15,7 @@ CREATE TABLE hosts (
   arch          TEXT NOT NULL DEFAULT '',
   cores         INTEGER NOT NULL DEFAULT 0,
   memory_bytes  INTEGER NOT NULL DEFAULT 0,
+  runtimes      TEXT NOT NULL DEFAULT '[]',   -- JSON: the runtime ids whose program was found there
   checked_at    INTEGER NOT NULL DEFAULT 0,
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL

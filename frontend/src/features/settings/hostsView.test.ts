@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTrouble, stateWords, whatItIs } from './hostsView';
+import { isTrouble, runtimeWords, stateWords, whatItIs } from './hostsView';
 
 describe('hosts in words', () => {
   it('names each state, and what a host is', () => {
@@ -9,5 +9,11 @@ describe('hosts in words', () => {
     expect(whatItIs({ os: '', arch: '', cores: 0, memoryBytes: 0 })).toBe('');
     expect(isTrouble({ state: 'unreachable' })).toBe(true);
     expect(isTrouble({ state: 'unknown-host-key' })).toBe(false);
+    const listed = [
+      { id: 'claude-code', name: 'Claude Code' },
+      { id: 'acp-opencode', name: 'OpenCode' },
+    ];
+    expect(runtimeWords({ runtimes: ['claude-code', 'acp-opencode'] }, listed)).toBe('Runtimes there: Claude Code, OpenCode');
+    expect(runtimeWords({ runtimes: [] }, listed)).toBe('No agent runtime found there yet.');
   });
 });

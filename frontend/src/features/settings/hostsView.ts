@@ -1,6 +1,7 @@
 // Plain words about a host, kept out of the component (unit-tested).
 
 import type { Host } from '../../lib/api/hostsClient';
+import type { RuntimeEntry } from '../../lib/api/types';
 
 /** The host's state in words. */
 export function stateWords(h: Pick<Host, 'state'>): string {
@@ -35,4 +36,11 @@ export function whatItIs(h: Pick<Host, 'os' | 'arch' | 'cores' | 'memoryBytes'>)
 /** Whether the state is a problem a person should read (the reason is shown as an alert). */
 export function isTrouble(h: Pick<Host, 'state'>): boolean {
   return h.state === 'unreachable' || h.state === 'host-key-changed' || h.state === 'version-mismatch';
+}
+
+/** "Runtimes there: Claude Code, Codex", by the catalog's names (ids only for one it does not list). */
+export function runtimeWords(h: Pick<Host, 'runtimes'>, runtimes: readonly Pick<RuntimeEntry, 'id' | 'name'>[]): string {
+  if (!h.runtimes?.length) return 'No agent runtime found there yet.';
+  const names = h.runtimes.map((id) => runtimes.find((r) => r.id === id)?.name ?? id);
+  return `Runtimes there: ${names.join(', ')}`;
 }
