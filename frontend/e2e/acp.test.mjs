@@ -265,7 +265,7 @@ describe('ACP agents', { timeout: 120_000 }, () => {
     try {
       const row = page.locator(`[data-testid="agent-row"][data-agent-id="${agent.id}"]`);
       await waitText(page, row.getByTestId('agent-provider-badge'), /^Gemini CLI isn't installed — connect it on Runtimes$/);
-      assert.equal(await row.getByTestId('agent-runtime').textContent(), 'Gemini CLI');
+      assert.equal(await row.getByTestId('agent-runtime-name').textContent(), 'Gemini CLI');
       assert.doesNotMatch(await row.innerText(), /acp-gemini/, 'names, not ids');
       assert.deepEqual(unexpected(problems), []);
     } finally {

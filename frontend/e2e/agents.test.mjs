@@ -143,7 +143,7 @@ describe('agents', { timeout: 60_000 }, () => {
       assert.equal(await r.getAttribute('data-ready'), 'false');
       await waitText(page, 'agent-provider-badge', /Anthropic key isn't connected/, 5_000, r);
       assert.equal(await r.getByTestId('agent-connect-link').getAttribute('href'), '#/runtimes');
-      assert.match(await r.textContent(), /clawboo-native/);
+      assert.equal(await r.getByTestId('agent-runtime-name').textContent(), 'Clawboo Native', 'the runtime by its name, not its id');
       assert.match(await r.textContent(), /anthropic \/ claude-haiku-4-5/);
       await page.getByTestId('agent-detail-badge').waitFor();
 
@@ -199,7 +199,7 @@ describe('agents', { timeout: 60_000 }, () => {
       await save(page);
       const id = await shownAgentId(page);
       await row(page, id).waitFor();
-      assert.match(await row(page, id).textContent(), /clawboo-mock/);
+      assert.equal(await row(page, id).getByTestId('agent-runtime-name').textContent(), 'Mock (fault injection)');
 
       await page.getByTestId('agent-chat-input').fill('!ok hello\n!silent 1500\n!ok there');
       await page.getByTestId('agent-chat-send').click();
