@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -142,7 +143,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	defer lock.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	b, err := backend.New(ctx, backend.Options{Config: cfg, UI: ui(), Log: log, Version: version, Bridge: selfBridge()})
+	b, err := backend.New(ctx, backend.Options{Config: cfg, UI: ui(), Log: log, Version: version, Bridge: selfBridge(), HostBuilds: hostBuilds()})
 	if err != nil {
 		fmt.Fprintln(stderr, "clawboo:", err)
 		return 1
@@ -229,10 +230,24 @@ func mcpCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 func desktop(stderr io.Writer) int {
-	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version, Icon: appIcon, Bridge: selfBridge()})
+	err := app.Run(app.Options{UI: ui(), Log: logger(stderr), Version: version, Icon: appIcon, Bridge: selfBridge(), HostBuilds: hostBuilds()})
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintln(stderr, "clawboo:", err)
 	return 2
+}
+
+// hostBuilds is the folder of the headless builds other machines get:
+// $CLAWBOO_HOST_BUILDS, else lib/clawboo/host beside the program's bin
+// folder (/usr/lib/clawboo/host for the package).
+func hostBuilds() string {
+	if d := os.Getenv("CLAWBOO_HOST_BUILDS"); d != "" {
+		return d
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(exe), "..", "lib", "clawboo", "host")
 }

@@ -62,4 +62,6 @@ type Options struct {
 	Icon []byte
 	// Bridge starts `clawboo mcp bridge` (backend.Options.Bridge).
 	Bridge []string
+	// HostBuilds is backend.Options.HostBuilds.
+	HostBuilds string
 }

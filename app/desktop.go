@@ -55,7 +55,7 @@ func Run(opts Options) error {
 	}
 	defer releaseHome(lock, log) // last, after the database is closed
 	b, err := backend.New(context.Background(), backend.Options{
-		Config: cfg, UI: opts.UI, Log: log, Version: opts.Version, Bridge: opts.Bridge,
+		Config: cfg, UI: opts.UI, Log: log, Version: opts.Version, Bridge: opts.Bridge, HostBuilds: opts.HostBuilds,
 	})
 	if err != nil {
 		return err

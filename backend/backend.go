@@ -63,6 +63,9 @@ type Options struct {
 	// QuotaClock is the quota ledger's clock (nil: time.Now): tests step it
 	// past a window's reset.
 	QuotaClock func() time.Time
+	// HostBuilds is the folder of the headless builds a host gets
+	// (clawboo-<os>-<arch> and .sha256; `make package` ships them).
+	HostBuilds string
 	// Bridge starts the stdio MCP bridge (`clawboo mcp bridge`; the server's
 	// URL is appended) for ACP agents that take MCP servers only as stdio
 	// children. nil: those agents run without Clawboo's MCP servers.

@@ -26,7 +26,10 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 		Dir:     filepath.Join(b.Config.Home, "ssh"),
 		Config:  opts.Getenv(EnvSSHConfig),
 	}
-	return hosts.Open(b.Store, ssh, b.log.With("part", "hosts"), b.hostPrograms)
+	return hosts.Open(hosts.Options{
+		Store: b.Store, SSH: ssh, Log: b.log.With("part", "hosts"), Programs: b.hostPrograms,
+		Version: opts.Version, Builds: hosts.Builds(opts.HostBuilds),
+	})
 }
 
 // hostPrograms are the catalog's runtimes a host is searched for: each

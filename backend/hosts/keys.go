@@ -33,7 +33,7 @@ var preferred = []string{"ED25519", "ECDSA", "RSA"}
 // address is the host name and port ssh would connect to for d, as the
 // person's ~/.ssh/config resolves it (`ssh -G`).
 func (s *SSH) address(ctx context.Context, d Destination) (host, port string, err error) {
-	out, err := s.run(ctx, "ssh", append(s.options(), "-G", "--", d.Target), "")
+	out, err := s.run(ctx, "ssh", append(s.options(), "-G", "--", d.Target), nil)
 	if err != nil {
 		return "", "", err
 	}
@@ -65,7 +65,7 @@ func (s *SSH) keys(ctx context.Context, d Destination) ([]hostKey, error) {
 	if s.known(ctx, host, port) {
 		return nil, ErrKeyKnown
 	}
-	scan, err := s.run(ctx, "ssh-keyscan", []string{"-T", "10", "-p", port, "-t", "ed25519,ecdsa,rsa", "--", host}, "")
+	scan, err := s.run(ctx, "ssh-keyscan", []string{"-T", "10", "-p", port, "-t", "ed25519,ecdsa,rsa", "--", host}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *SSH) keys(ctx context.Context, d Destination) ([]hostKey, error) {
 	}
 	var keys []hostKey
 	for _, l := range lines {
-		fp, err := s.run(ctx, "ssh-keygen", []string{"-l", "-E", "sha256", "-f", "-"}, l+"\n")
+		fp, err := s.run(ctx, "ssh-keygen", []string{"-l", "-E", "sha256", "-f", "-"}, strings.NewReader(l+"\n"))
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func (s *SSH) known(ctx context.Context, host, port string) bool {
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
-		if out, err := s.run(ctx, "ssh-keygen", []string{"-F", name, "-f", f}, ""); err == nil && out.Code == 0 {
+		if out, err := s.run(ctx, "ssh-keygen", []string{"-F", name, "-f", f}, nil); err == nil && out.Code == 0 {
 			return true
 		}
 	}

@@ -45,6 +45,8 @@ type Service struct {
 	ssh *SSH
 	// programs are the runtimes looked for on a host: id → program name.
 	programs func() map[string]string
+	version  string
+	builds   func(goos, arch string) (Build, error)
 	log      *slog.Logger
 	now      func() time.Time
 	// Events carries a host after each change, for live pages.
@@ -57,16 +59,33 @@ type Service struct {
 	busy   map[string]bool // hosts being probed
 }
 
-// Open makes the service; programs names the runtimes looked for on each
-// host (runtime id → program name; nil: none).
-func Open(st *store.Store, ssh *SSH, log *slog.Logger, programs func() map[string]string) *Service {
-	if programs == nil {
-		programs = func() map[string]string { return nil }
+// Options wire the service.
+type Options struct {
+	Store *store.Store
+	SSH   *SSH
+	Log   *slog.Logger
+	// Programs names the runtimes looked for on each host (runtime id →
+	// program name); nil: none.
+	Programs func() map[string]string
+	// Version is this Clawboo's; a ready host gets the same one installed
+	// (Builds). Empty: nothing is installed (a build without a version).
+	Version string
+	// Builds finds the headless build for a host's OS and architecture.
+	Builds func(goos, arch string) (Build, error)
+}
+
+// Open makes the service.
+func Open(o Options) *Service {
+	if o.Programs == nil {
+		o.Programs = func() map[string]string { return nil }
+	}
+	if o.Builds == nil {
+		o.Builds = Builds("")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{
-		st: st, ssh: ssh, log: log, now: time.Now, Events: bus.New[Host](0), programs: programs,
-		ctx: ctx, cancel: cancel, busy: map[string]bool{},
+		st: o.Store, ssh: o.SSH, log: o.Log, now: time.Now, Events: bus.New[Host](0), programs: o.Programs,
+		version: o.Version, builds: o.Builds, ctx: ctx, cancel: cancel, busy: map[string]bool{},
 	}
 }
 
@@ -183,10 +202,41 @@ func (s *Service) probe(ctx context.Context, id string) (Host, error) {
 	}
 	s.ssh.Close(ctx, d)
 	p := s.ssh.Probe(ctx, d, s.programs())
+	if p.State == Ready && s.version != "" {
+		p = s.ensureVersion(ctx, h, d, p)
+	}
 	if ctx.Err() != nil {
 		return Host{}, ctx.Err()
 	}
 	return s.record(ctx, h, p)
+}
+
+// ensureVersion installs this Clawboo's build on a ready host that has
+// none, or another version, and checks it took; a host that cannot get it
+// is version-mismatch, with the reason.
+func (s *Service) ensureVersion(ctx context.Context, h Host, d Destination, p Probe) Probe {
+	have, err := s.ssh.HostVersion(ctx, d)
+	if err != nil {
+		return Probe{State: Unreachable, Reason: err.Error()}
+	}
+	if have == s.version {
+		return p
+	}
+	fail := func(why string) Probe {
+		return Probe{State: VersionMismatch, Reason: why, Info: p.Info, Runtimes: p.Runtimes}
+	}
+	b, err := s.builds(p.Info.OS, p.Info.Arch)
+	if err != nil {
+		return fail(err.Error())
+	}
+	s.log.Info("installing Clawboo on a host", "host", h.Name, "had", have, "version", s.version)
+	if err := s.ssh.Install(ctx, d, b); err != nil {
+		return fail(err.Error())
+	}
+	if got, err := s.ssh.HostVersion(ctx, d); err != nil || got != s.version {
+		return fail(fmt.Sprintf("Clawboo %s was copied to the host, but it reports %q", s.version, got))
+	}
+	return p
 }
 
 func (s *Service) record(ctx context.Context, h Host, p Probe) (Host, error) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,9 +79,9 @@ type output struct {
 	Code           int
 }
 
-// run starts a program with args (and stdin's text, when not empty) and
+// run starts a program with args (stdin streamed to it when not nil) and
 // reads its output, bounded.
-func (s *SSH) run(ctx context.Context, program string, args []string, stdin string) (output, error) {
+func (s *SSH) run(ctx context.Context, program string, args []string, stdin io.Reader) (output, error) {
 	bin, ok := s.Find(program)
 	if !ok {
 		return output{}, fmt.Errorf("%s is not installed on this computer (OpenSSH's client is needed to reach other machines)", program)
@@ -97,13 +98,13 @@ func (s *SSH) run(ctx context.Context, program string, args []string, stdin stri
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	env := proc.AllowEnv(s.Environ(), append(proc.BaseEnv(), "SSH_AUTH_SOCK"), nil, nil)
-	c, err := proc.Start(ctx, proc.Spec{Path: bin, Args: args, Env: env, Grace: time.Second, MaxLine: 8 << 10, Stdin: stdin != ""})
+	c, err := proc.Start(ctx, proc.Spec{Path: bin, Args: args, Env: env, Grace: time.Second, MaxLine: 8 << 10, Stdin: stdin != nil})
 	if err != nil {
 		return output{}, fmt.Errorf("could not start %s: %w", program, err)
 	}
-	if stdin != "" {
+	if stdin != nil {
 		go func() {
-			_, _ = c.Stdin().WriteString(stdin)
+			_, _ = io.Copy(c.Stdin(), stdin)
 			_ = c.Stdin().Close()
 		}()
 	}
@@ -128,13 +129,19 @@ func (s *SSH) run(ctx context.Context, program string, args []string, stdin stri
 // ours, never a person's or an agent's).
 func (s *SSH) Exec(ctx context.Context, d Destination, remote string) (output, error) {
 	args := append(s.options(), "--", d.Target, remote)
-	return s.run(ctx, "ssh", args, "")
+	return s.run(ctx, "ssh", args, nil)
+}
+
+// ExecWith runs Clawboo's own command on the host with stdin streamed to it.
+func (s *SSH) ExecWith(ctx context.Context, d Destination, remote string, stdin io.Reader) (output, error) {
+	args := append(s.options(), "--", d.Target, remote)
+	return s.run(ctx, "ssh", args, stdin)
 }
 
 // Close ends the shared connection to d, if one is open.
 func (s *SSH) Close(ctx context.Context, d Destination) {
 	args := append(s.options(), "-O", "exit", "--", d.Target)
-	_, _ = s.run(ctx, "ssh", args, "")
+	_, _ = s.run(ctx, "ssh", args, nil)
 }
 
 // privateDir makes dir (0700) and checks that it is this user's own and

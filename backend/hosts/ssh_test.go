@@ -3,12 +3,16 @@ package hosts
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/internal/testkit"
 )
 
@@ -100,4 +104,95 @@ func TestAnUnreachableHostSaysWhy(t *testing.T) {
 	if p.State != Unreachable || !strings.Contains(p.Reason, "Connection refused") {
 		t.Fatalf("%+v", p)
 	}
+}
+
+// hostBuilds builds this module's headless Clawboo as version into a
+// builds folder as `make package` lays it out, for linux/<arch of here>.
+func hostBuilds(t *testing.T, version string) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "clawboo-linux-"+runtime.GOARCH)
+	if err := testkit.GoBuild("github.com/clawboo/desktop", bin, "-ldflags", "-X main.version="+version); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := fileSum(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin+".sha256", []byte(sum+"  clawboo-linux-"+runtime.GOARCH+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A ready host gets this Clawboo's build, checked by its sum, in its own
+// home; another version there is replaced; a build that does not match its
+// published sum is never sent.
+func TestTheHostGetsThisClawbooAndUpgradesIt(t *testing.T) {
+	srv := testkit.StartSSHD(t)
+	builds := hostBuilds(t, "hosttest-2")
+	ssh := newSSH(t, srv)
+	st := openStore(t)
+	svc := Open(Options{Store: st, SSH: ssh, Log: slog.New(slog.DiscardHandler), Version: "hosttest-2", Builds: Builds(builds)})
+	t.Cleanup(svc.Close)
+	ctx := context.Background()
+	h, err := svc.Add(ctx, srv.Alias, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = waitHost(t, svc, h.ID, UnknownHostKey)
+	if h, err = svc.Trust(ctx, h.ID, h.Fingerprint); err != nil || h.State != Ready {
+		t.Fatalf("trust: %+v %v", h, err)
+	}
+	bin := filepath.Join(srv.UserHome, ".clawboo-host", "bin", "clawboo")
+	fi, err := os.Stat(bin)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the host's Clawboo: %v %v", fi, err)
+	}
+	if out, err := exec.Command("su", "-s", "/bin/sh", "-c", bin+" version", srv.User).Output(); err != nil || strings.TrimSpace(string(out)) != "clawboo hosttest-2" {
+		t.Fatalf("it says %q (%v)", out, err)
+	}
+	// An older one there is replaced when the host is looked at again.
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho clawboo old-1\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	svc.Check(h.ID)
+	testkit.EventuallySays(t, 60*time.Second, "the host upgraded", func() (bool, string) {
+		out, _ := exec.Command("su", "-s", "/bin/sh", "-c", bin+" version", srv.User).Output()
+		got, _ := svc.Get(ctx, h.ID)
+		return strings.TrimSpace(string(out)) == "clawboo hosttest-2" && got.State == Ready, string(out) + " " + string(got.State)
+	})
+	// A build that does not match its sum is not sent: the host says why.
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho clawboo old-1\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(builds, "clawboo-linux-"+runtime.GOARCH+".sha256"), []byte(strings.Repeat("0", 64)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svc.Check(h.ID)
+	got := waitHost(t, svc, h.ID, VersionMismatch)
+	if !strings.Contains(got.Reason, "does not match its published checksum") {
+		t.Fatalf("%+v", got)
+	}
+}
+
+func waitHost(t *testing.T, svc *Service, id string, want State) Host {
+	t.Helper()
+	var h Host
+	testkit.EventuallySays(t, 60*time.Second, "the host "+string(want), func() (bool, string) {
+		var err error
+		h, err = svc.Get(context.Background(), id)
+		return err == nil && h.State == want, string(h.State) + ": " + h.Reason
+	})
+	return h
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "clawboo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

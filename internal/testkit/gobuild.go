@@ -10,8 +10,11 @@ import (
 // the compiler's words. Tests build the module's stand-in programs with it
 // (the scripted ACP agent, the fake hermes) instead of each writing the
 // command again.
-func GoBuild(pkg, out string) error {
-	b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput()
+//
+// flags go to `go build` before the package (-ldflags for a version).
+func GoBuild(pkg, out string, flags ...string) error {
+	args := append(append([]string{"build", "-o", out}, flags...), pkg)
+	b, err := exec.Command("go", args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 	}
