@@ -2,8 +2,9 @@
 // sshd whose only login is a second Unix user (internal/testkit/sshdserve,
 // which needs root): a destination with shell syntax is refused in words;
 // the host added by its ssh alias shows its key's fingerprint (the very
-// one sshd serves) and connects only once it is accepted, then says what it
-// is; Remove asks first. All by keyboard.
+// one sshd serves) and connects only once it is accepted, gets this
+// Clawboo's build (CLAWBOO_HOST_BUILDS), then says what it is; Remove asks
+// first. All by keyboard.
 //
 //   make build-headless && \
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/hosts.test.mjs)
@@ -14,7 +15,8 @@
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -50,7 +52,17 @@ before(async () => {
   });
   host = JSON.parse(first);
   if (SHOTS) await mkdir(SHOTS, { recursive: true });
-  world = await makeWorld({ env: { CLAWBOO_SSH_CONFIG: host.config }, tools: ['ssh', 'ssh-keyscan', 'ssh-keygen'] });
+  // The builds a host gets, laid out as `make package` will ship them: this very headless binary.
+  const builds = join(bin, 'builds');
+  await mkdir(builds);
+  const name = `clawboo-linux-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+  await copyFile(process.env.CLAWBOO_BIN, join(builds, name));
+  const sum = createHash('sha256').update(await readFile(join(builds, name))).digest('hex');
+  await writeFile(join(builds, `${name}.sha256`), `${sum}  ${name}\n`);
+  world = await makeWorld({
+    env: { CLAWBOO_SSH_CONFIG: host.config, CLAWBOO_HOST_BUILDS: builds },
+    tools: ['ssh', 'ssh-keyscan', 'ssh-keygen'],
+  });
   browser = await launchBrowser();
 });
 
