@@ -27,6 +27,12 @@ type Spec struct {
 	// Child.Stdin (for programs driven over stdio); without it the child
 	// reads from /dev/null.
 	Stdin bool
+	// RawStdout leaves standard output unsplit: the caller reads it through
+	// Child.Stdout on its own goroutine (a framed protocol, one hand-off
+	// fewer per message), and Lines carries standard error only. The pipe
+	// is closed once the caller read it to its end, or a grace after the
+	// child exited (a grandchild may hold it open).
+	RawStdout bool
 }
 
 // Line is one line of a child's output, without its newline.
@@ -53,6 +59,7 @@ type Child struct {
 	exit     Exit
 	stopOnce sync.Once
 	stdin    *os.File // the write end of the child's stdin (Spec.Stdin), else nil
+	stdout   *rawOut  // the child's stdout (Spec.RawStdout), else nil
 }
 
 // Start launches the child. Cancelling ctx stops it (SIGTERM to its group,
@@ -95,13 +102,21 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	}
 	c := &Child{cmd: cmd, grace: s.Grace, lines: make(chan Line, 64), done: make(chan struct{}), stdin: inW}
 	var readers sync.WaitGroup
-	readers.Add(2)
-	go c.scan(outR, false, s.MaxLine, &readers)
+	readers.Add(1)
+	if s.RawStdout {
+		c.stdout = &rawOut{f: outR, ended: make(chan struct{})}
+	} else {
+		readers.Add(1)
+		go c.scan(outR, false, s.MaxLine, &readers)
+	}
 	go c.scan(errR, true, s.MaxLine, &readers)
 	drained := make(chan struct{})
 	go func() {
 		readers.Wait()
 		close(c.lines)
+		if c.stdout != nil {
+			<-c.stdout.ended
+		}
 		close(drained)
 	}()
 	go func() {
@@ -117,6 +132,9 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		case <-t.C:
 		}
 		outR.Close()
+		if c.stdout != nil {
+			c.stdout.once.Do(func() { close(c.stdout.ended) }) // a reader that stopped early ends here
+		}
 		errR.Close()
 		if inW != nil {
 			inW.Close() // a write after the child is gone fails instead of blocking
@@ -181,8 +199,32 @@ func (c *Child) scan(r io.Reader, stderr bool, max int, wg *sync.WaitGroup) {
 // It is a pipe, so write deadlines work on it.
 func (c *Child) Stdin() *os.File { return c.stdin }
 
+// Stdout is the child's standard output when Spec.RawStdout (else nil):
+// the caller reads it to its end.
+func (c *Child) Stdout() io.Reader {
+	if c.stdout == nil {
+		return nil
+	}
+	return c.stdout
+}
+
+// rawOut is a raw stdout that says when its reader reached the end.
+type rawOut struct {
+	f     *os.File
+	once  sync.Once
+	ended chan struct{}
+}
+
+func (r *rawOut) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	if err != nil {
+		r.once.Do(func() { close(r.ended) })
+	}
+	return n, err
+}
+
 // Lines delivers output in arrival order per stream; it is closed when both
-// streams end.
+// streams end (with Spec.RawStdout, when stderr ends).
 func (c *Child) Lines() <-chan Line { return c.lines }
 
 // Wait blocks until the child has exited. Output may still be arriving on

@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -125,18 +124,19 @@ func (r *run) open() error {
 	r.jail = j
 	c, err := proc.Start(r.ctx, proc.Spec{
 		Path: r.bin, Args: r.a.opts.Spec.Args, Dir: r.req.WorkDir, Env: r.childEnv(),
-		Grace: r.a.opts.Grace, MaxLine: r.a.opts.MaxFrame, Stdin: true,
+		Grace: r.a.opts.Grace, MaxLine: maxStderrLine, Stdin: true, RawStdout: true,
 	})
 	if err != nil {
 		return err
 	}
-	pr, pw := io.Pipe()
-	conn := acpsdk.NewClientSideConnection(&client{r: r}, c.Stdin(), pr)
-	// The SDK's diagnostics quote raw frames, which can hold secrets. The
-	// logger is set before the pump hands the SDK its first byte, so its
-	// reader cannot log (and race) before it is set.
+	go r.readStderr(c)
+	out := newFrames(r, c)
+	conn := acpsdk.NewClientSideConnection(&client{r: r}, c.Stdin(), out)
+	// The SDK's diagnostics quote raw frames, which can hold secrets. Its
+	// reader starts at once; frames hands it nothing before the logger is
+	// set, so it cannot log (and race) before.
 	conn.SetLogger(slog.New(slog.DiscardHandler))
-	go r.pump(c, pw)
+	close(out.ready)
 	r.mu.Lock()
 	r.child, r.conn = c, conn
 	r.mu.Unlock()
