@@ -18,7 +18,7 @@ XVFB      := xvfb-run -a -s "-screen 0 1280x800x24"
 
 FRONTEND_SRC := $(shell find frontend/src frontend/public frontend/index.html frontend/package.json frontend/tsconfig.json frontend/*.config.* -type f 2>/dev/null)
 
-.PHONY: run serve build build-headless test lint test-go test-keyring test-frontend test-browser test-desktop bench clean deps-serve deps-desktop deps-test
+.PHONY: run serve build build-headless host-builds test lint test-go test-keyring test-frontend test-browser test-desktop bench clean deps-serve deps-desktop deps-test
 
 ## ---- setup ---------------------------------------------------------------
 
@@ -152,9 +152,19 @@ test-desktop: build
 # packages the `make build` binary: $(BIN)/clawboo_<version>_<arch>.deb and
 # $(BIN)/clawboo_<version>_linux_<arch>.tar.gz. The version is the binary's
 # own (`clawboo version`, from git describe) made a Debian version.
-PACKAGER := $(GO) -C build/package run . -root $(CURDIR) -bin $(CURDIR)/$(BIN)/clawboo -out $(CURDIR)/$(BIN)
+PACKAGER := $(GO) -C build/package run . -root $(CURDIR) -bin $(CURDIR)/$(BIN)/clawboo -out $(CURDIR)/$(BIN) -hostbuilds $(CURDIR)/$(BIN)/host
 
-package: build
+# The headless builds another machine gets (backend/hosts installs the one
+# for its architecture), each with its SHA-256, shipped in the package
+# under /usr/lib/clawboo/host.
+host-builds: frontend/dist/index.html
+	@mkdir -p $(BIN)/host
+	for arch in amd64 arm64; do \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/host/clawboo-linux-$$arch . && \
+	  (cd $(BIN)/host && sha256sum clawboo-linux-$$arch >clawboo-linux-$$arch.sha256) || exit 1; \
+	done
+
+package: build host-builds
 	$(PACKAGER)
 
 # Installs the .deb on this machine (root), checks it, launches it through its

@@ -30,6 +30,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -97,6 +99,7 @@ func run(args []string, stdout io.Writer) error {
 	gitVersion := fl.String("version", "", "the version the binary was built with, git describe --tags --always --dirty (default: ask the binary, `clawboo version`)")
 	out := fl.String("out", "", "output folder (default <root>/build/bin)")
 	date := fl.String("date", "", "YYYYMMDD for untagged versions (default: HEAD's commit date)")
+	hostBuilds := fl.String("hostbuilds", "", "the headless builds other machines get (clawboo-linux-<arch> and .sha256; make host-builds), shipped under /usr/lib/clawboo/host")
 	what := fl.String("print", "", "print one of deb, tar, version (the .deb's version) and exit without building")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -160,6 +163,14 @@ func run(args []string, stdout io.Writer) error {
 	tree, err := stageTree(*root, *bin, stage, version, mtime)
 	if err != nil {
 		return err
+	}
+	if *hostBuilds != "" {
+		hb, err := hostBuildEntries(*hostBuilds)
+		if err != nil {
+			return err
+		}
+		tree = append(tree, hb...)
+		sort.Slice(tree, func(i, j int) bool { return tree[i].rel < tree[j].rel })
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -410,11 +421,12 @@ const tarInstall = `Installing Clawboo from this tarball
      openSUSE:        sudo zypper install libgtk-3-0 libwebkit2gtk-4_1-0
    git too, for the board's per-task worktrees.
 
-2. The files. bin/ and share/ mirror /usr, so either, for every user:
-     sudo cp -r bin share /usr/local/
+2. The files. bin/, lib/ and share/ mirror /usr, so either, for every user:
+     sudo cp -r bin lib share /usr/local/
    or, for you only (~/.local/bin must be on your PATH):
-     mkdir -p ~/.local/bin ~/.local/share
-     cp bin/clawboo ~/.local/bin/ && cp -r share/. ~/.local/share/
+     mkdir -p ~/.local/bin ~/.local/lib ~/.local/share
+     cp bin/clawboo ~/.local/bin/ && cp -r lib/. ~/.local/lib/ && cp -r share/. ~/.local/share/
+   (lib/clawboo/host holds the builds other machines you add as hosts get.)
 
    The desktop entry runs "clawboo" from your PATH; your desktop's menu shows
    Clawboo after the next login, or at once after
@@ -423,8 +435,40 @@ const tarInstall = `Installing Clawboo from this tarball
 
 3. Check:  clawboo version
 
-To uninstall, delete the same files (bin/clawboo,
+To uninstall, delete the same files (bin/clawboo, lib/clawboo,
 share/applications/clawboo.desktop, share/icons/hicolor/*/apps/clawboo.png,
 share/metainfo/io.github.clawboo.clawboo.metainfo.xml, share/doc/clawboo).
 Your data in ~/.clawboo is yours: delete it only if you want it gone.
 `
+
+// HostArchs are the platforms whose headless build ships for other machines.
+var HostArchs = []string{"amd64", "arm64"}
+
+// hostBuildEntries are the headless builds under lib/clawboo/host, each
+// checked against its .sha256 before it is packed.
+func hostBuildEntries(dir string) ([]entry, error) {
+	var out []entry
+	for _, arch := range HostArchs {
+		n := "clawboo-linux-" + arch
+		p := filepath.Join(dir, n)
+		want, err := os.ReadFile(p + ".sha256")
+		if err != nil {
+			return nil, fmt.Errorf("host build %s: %w", n, err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("host build %s: %w", n, err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		if fields := strings.Fields(string(want)); len(fields) == 0 || fields[0] != hex.EncodeToString(h.Sum(nil)) {
+			return nil, fmt.Errorf("host build %s does not match %s.sha256", n, n)
+		}
+		out = append(out, entry{"lib/" + name + "/host/" + n, p, 0o755}, entry{"lib/" + name + "/host/" + n + ".sha256", p + ".sha256", 0o644})
+	}
+	return out, nil
+}

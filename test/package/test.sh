@@ -15,7 +15,7 @@
 #    finds its window, and quits it (SIGTERM, the clean quit path).
 # 4. `dpkg -r clawboo`: every file of the package is gone, and the throwaway
 #    HOME's ~/.clawboo is byte for byte what the app left there.
-# 5. The tarball holds the same tree under bin/ and share/, plus README and
+# 5. The tarball holds the same tree under bin/, lib/ and share/, plus README and
 #    INSTALL, and its binary runs.
 #
 # Needs root (or passwordless sudo) for dpkg. It refuses to run when clawboo
@@ -110,6 +110,10 @@ esac
 dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|' | grep -v '/$' | sort >"$tmp/files"
 for size in 16 24 32 48 64 128 256 512; do echo "/usr/share/icons/hicolor/${size}x${size}/apps/clawboo.png"; done >"$tmp/want"
 printf '%s\n' /usr/bin/clawboo /usr/share/applications/clawboo.desktop /usr/share/doc/clawboo/copyright >>"$tmp/want"
+# The headless builds other machines get (backend/hosts), each with its sum.
+for arch in amd64 arm64; do
+  printf '%s\n' "/usr/lib/clawboo/host/clawboo-linux-$arch" "/usr/lib/clawboo/host/clawboo-linux-$arch.sha256" >>"$tmp/want"
+done
 grep -q '^/usr/share/metainfo/[^/]*\.metainfo\.xml$' "$tmp/files" || fail "no /usr/share/metainfo/<id>.metainfo.xml in the package"
 grep '^/usr/share/metainfo/' "$tmp/files" >>"$tmp/want"
 sort -o "$tmp/want" "$tmp/want"
@@ -137,6 +141,10 @@ dpkg-query -L clawboo | while read -r f; do [ -d "$f" ] || echo "$f"; done | sor
 diff -u "$tmp/files" "$tmp/listed" || fail "dpkg -L clawboo differs from the package's contents"
 while read -r f; do [ -f "$f" ] || fail "$f is not on disk after the install"; done <"$tmp/files"
 [ "$(stat -c %a /usr/bin/clawboo)" = 755 ] || fail "/usr/bin/clawboo has mode $(stat -c %a /usr/bin/clawboo), want 755"
+(cd /usr/lib/clawboo/host && sha256sum -c --quiet clawboo-linux-amd64.sha256 clawboo-linux-arm64.sha256) ||
+  fail "a host build under /usr/lib/clawboo/host does not match its .sha256"
+[ "$(/usr/lib/clawboo/host/clawboo-linux-$(dpkg --print-architecture) version 2>/dev/null)" = "$(/usr/bin/clawboo version)" ] ||
+  fail "the host build for this machine does not report the desktop's version"
 
 step "what the binary links against, by dpkg-shlibdeps"
 mkdir -p "$tmp/shlibs/debian"
