@@ -66,7 +66,27 @@ func TestHostsThroughTheAPI(t *testing.T) {
 		t.Fatalf("trust: %d %+v", code, trusted.Host)
 	}
 
-	srv.RotateHostKey()
+	// Its concurrency: from its memory and cores until a person sets it.
+	if !trusted.Host.ConcurrencyAuto || trusted.Host.Concurrency < 1 || trusted.Host.Concurrency > trusted.Host.Cores {
+		t.Fatalf("automatic concurrency: %+v", trusted.Host)
+	}
+	var patched struct{ Host hosts.Host }
+	if code := e2eDo(t, h, "PATCH", "/api/hosts/"+id, map[string]any{"concurrency": 7, "name": "Big box"}, &patched); code != http.StatusOK ||
+		patched.Host.Concurrency != 7 || patched.Host.ConcurrencyAuto || patched.Host.Name != "Big box" {
+		t.Fatalf("patch: %d %+v", code, patched.Host)
+	}
+	for _, bad := range []map[string]any{{"concurrency": 65}, {"concurrency": -1}, {"name": ""}} {
+		if code := e2eDo(t, h, "PATCH", "/api/hosts/"+id, bad, nil); code != http.StatusBadRequest {
+			t.Fatalf("patch %v: %d", bad, code)
+		}
+	}
+	if code := e2eDo(t, h, "PATCH", "/api/hosts/"+id, map[string]any{"concurrency": 0}, &patched); code != http.StatusOK || !patched.Host.ConcurrencyAuto {
+		t.Fatalf("back to automatic: %d %+v", code, patched.Host)
+	}
+
+	if err := srv.RotateHostKey(); err != nil {
+		t.Fatal(err)
+	}
 	if code := e2eDo(t, h, "POST", "/api/hosts/"+id+"/check", nil, nil); code != http.StatusAccepted {
 		t.Fatalf("check: %d", code)
 	}

@@ -170,7 +170,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/acp/agents", methods{"POST": a.addACPAgent})
 	a.mux.Handle("/api/acp/agents/{runtimeId}", methods{"DELETE": a.removeACPAgent})
 	a.mux.Handle("/api/hosts", methods{"GET": a.listHosts, "POST": a.addHost})
-	a.mux.Handle("/api/hosts/{id}", methods{"GET": a.getHost, "DELETE": a.removeHost})
+	a.mux.Handle("/api/hosts/{id}", methods{"GET": a.getHost, "PATCH": a.patchHost, "DELETE": a.removeHost})
 	a.mux.Handle("/api/hosts/{id}/trust", methods{"POST": a.trustHost})
 	a.mux.Handle("/api/hosts/{id}/check", methods{"POST": a.checkHost})
 	a.mux.Handle("/api/settings/ollama-base-url", methods{"GET": a.getOllamaURL, "PUT": a.putOllamaURL})

@@ -100,6 +100,24 @@ func (a *API) checkHost(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"host": h})
 }
 
+// patchHost: PATCH /api/hosts/{id} {name?, concurrency?} → 200 {host};
+// concurrency 0 sets it from the host's memory and cores.
+func (a *API) patchHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	var body hosts.Patch
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	h, err := a.opts.Hosts.Update(r.Context(), r.PathValue("id"), body)
+	if err != nil {
+		hostError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"host": h})
+}
+
 func (a *API) removeHost(w http.ResponseWriter, r *http.Request) {
 	if !a.hostsReady(w) {
 		return
@@ -115,7 +133,7 @@ func hostError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, hosts.ErrNotFound):
 		writeError(w, http.StatusNotFound, "%v", err)
-	case errors.Is(err, hosts.ErrDestination), errors.Is(err, hosts.ErrName):
+	case errors.Is(err, hosts.ErrDestination), errors.Is(err, hosts.ErrName), errors.Is(err, hosts.ErrConcurrency):
 		writeError(w, http.StatusBadRequest, "%v", err)
 	case errors.Is(err, hosts.ErrTaken), errors.Is(err, hosts.ErrNotAsked), errors.Is(err, hosts.ErrKeyKnown),
 		errors.Is(err, hosts.ErrFingerprintChanged):

@@ -19,10 +19,11 @@ import (
 
 // Errors the API words.
 var (
-	ErrNotFound = errors.New("no such host")
-	ErrName     = errors.New("a host's name is 1 to 60 characters")
-	ErrTaken    = errors.New("a host with this name or destination is already added")
-	ErrNotAsked = errors.New("this host is not waiting for its key to be accepted")
+	ErrNotFound    = errors.New("no such host")
+	ErrName        = errors.New("a host's name is 1 to 60 characters")
+	ErrTaken       = errors.New("a host with this name or destination is already added")
+	ErrNotAsked    = errors.New("this host is not waiting for its key to be accepted")
+	ErrConcurrency = errors.New("a host's concurrency is 1 to 64 runs at once, or 0 to set it from its memory and cores")
 )
 
 // Host is one machine as GET /api/hosts lists it.
@@ -34,9 +35,14 @@ type Host struct {
 	Reason      string `json:"reason,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Info
-	Runtimes  []string `json:"runtimes"`
-	CheckedAt int64    `json:"checkedAt"`
-	CreatedAt int64    `json:"createdAt"`
+	Runtimes []string `json:"runtimes"`
+	// Concurrency is how many runs may go there at once: the person's
+	// number, else (ConcurrencyAuto) one per GiB of memory, at most one
+	// per core, at least one.
+	Concurrency     int   `json:"concurrency"`
+	ConcurrencyAuto bool  `json:"concurrencyAuto"`
+	CheckedAt       int64 `json:"checkedAt"`
+	CreatedAt       int64 `json:"createdAt"`
 }
 
 // Service owns the hosts: their rows, their probes and their host keys.
@@ -96,17 +102,19 @@ func (s *Service) Close() {
 	s.Events.Close()
 }
 
-const columns = `id, name, destination, state, reason, fingerprint, os, arch, cores, memory_bytes, runtimes, checked_at, created_at`
+const columns = `id, name, destination, state, reason, fingerprint, os, arch, cores, memory_bytes, runtimes, concurrency,
+	checked_at, created_at`
 
 func scan(row interface{ Scan(...any) error }) (Host, error) {
 	var h Host
 	var rts string
 	err := row.Scan(&h.ID, &h.Name, &h.Destination, &h.State, &h.Reason, &h.Fingerprint, &h.OS, &h.Arch, &h.Cores,
-		&h.MemoryBytes, &rts, &h.CheckedAt, &h.CreatedAt)
+		&h.MemoryBytes, &rts, &h.Concurrency, &h.CheckedAt, &h.CreatedAt)
 	h.Runtimes = []string{}
 	if err == nil {
 		_ = json.Unmarshal([]byte(rts), &h.Runtimes)
 	}
+	h.setConcurrency()
 	return h, err
 }
 
@@ -242,8 +250,15 @@ func (s *Service) ensureVersion(ctx context.Context, h Host, d Destination, p Pr
 func (s *Service) record(ctx context.Context, h Host, p Probe) (Host, error) {
 	now := s.now().UnixMilli()
 	h.State, h.Reason, h.Fingerprint, h.CheckedAt = p.State, p.Reason, p.Fingerprint, now
-	if p.State == Ready {
+	if p.Info.OS != "" {
 		h.Info, h.Runtimes = p.Info, p.Runtimes
+		if h.ConcurrencyAuto {
+			h.Concurrency = 0
+			h.setConcurrency()
+		}
+	}
+	if h.Runtimes == nil {
+		h.Runtimes = []string{}
 	}
 	rts, _ := json.Marshal(h.Runtimes)
 	_, err := s.st.Writer().ExecContext(ctx, `UPDATE hosts SET state = ?, reason = ?, fingerprint = ?, os = ?, arch = ?,
@@ -292,4 +307,64 @@ func (s *Service) Remove(ctx context.Context, id string) error {
 		s.ssh.Close(ctx, d)
 	}
 	return nil
+}
+
+// MaxConcurrency bounds a host's concurrency a person sets.
+const MaxConcurrency = 64
+
+// setConcurrency fills in the automatic concurrency (Concurrency 0).
+func (h *Host) setConcurrency() {
+	if h.Concurrency > 0 {
+		h.ConcurrencyAuto = false
+		return
+	}
+	n := int(h.MemoryBytes >> 30) // an agent CLI takes 300-500 MB and some room
+	if h.Cores > 0 && n > h.Cores {
+		n = h.Cores
+	}
+	h.Concurrency, h.ConcurrencyAuto = max(n, 1), true
+}
+
+// Patch is what PATCH /api/hosts/{id} may change.
+type Patch struct {
+	Name *string `json:"name"`
+	// Concurrency: a number from 1 to MaxConcurrency, or 0 for automatic.
+	Concurrency *int `json:"concurrency"`
+}
+
+// Update renames a host or sets its concurrency.
+func (s *Service) Update(ctx context.Context, id string, p Patch) (Host, error) {
+	h, err := s.Get(ctx, id)
+	if err != nil {
+		return Host{}, err
+	}
+	name, conc := h.Name, 0
+	if !h.ConcurrencyAuto {
+		conc = h.Concurrency
+	}
+	if p.Name != nil {
+		name = strings.TrimSpace(*p.Name)
+		if name == "" || len(name) > 60 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' }) {
+			return Host{}, ErrName
+		}
+	}
+	if p.Concurrency != nil {
+		if *p.Concurrency < 0 || *p.Concurrency > MaxConcurrency {
+			return Host{}, ErrConcurrency
+		}
+		conc = *p.Concurrency
+	}
+	_, err = s.st.Writer().ExecContext(ctx, `UPDATE hosts SET name = ?, concurrency = ?, updated_at = ? WHERE id = ?`,
+		name, conc, s.now().UnixMilli(), id)
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return Host{}, ErrTaken
+		}
+		return Host{}, fmt.Errorf("hosts: update %s: %w", id, err)
+	}
+	h, err = s.Get(ctx, id)
+	if err == nil {
+		s.Events.PublishMust(h)
+	}
+	return h, err
 }

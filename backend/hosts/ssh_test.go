@@ -82,7 +82,9 @@ func TestHostKeysAreAcceptedOnceAndAChangedOneIsRefused(t *testing.T) {
 	}
 	s.Close(ctx, d)
 
-	srv.RotateHostKey()
+	if err := srv.RotateHostKey(); err != nil {
+		t.Fatal(err)
+	}
 	p = s.Probe(ctx, d, nil)
 	if p.State != HostKeyChanged || !strings.Contains(p.Reason, "REMOTE HOST IDENTIFICATION HAS CHANGED") ||
 		!strings.Contains(p.Reason, "SOMEONE IS DOING SOMETHING NASTY") || strings.Contains(p.Reason, "@@") {

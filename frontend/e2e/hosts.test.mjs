@@ -23,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { apiOk } from './api.mjs';
 import { axeProblems, shootSizes, waitTestId, waitText } from './checks.mjs';
 import { launchBrowser, openPage, requireBin } from './harness.mjs';
 import { makeWorld } from './world.mjs';
@@ -110,6 +111,13 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       assert.equal(await row.getByTestId('host-key').count(), 0, 'no key question once accepted');
       // The host user has none of the agent programs on its PATH (names, not ids, when it does).
       assert.equal(await row.getByTestId('host-runtimes').textContent(), 'No agent runtime found there yet.');
+      // Its concurrency: automatic until set, by keyboard.
+      assert.match(await row.getByTestId('host-concurrency-note').textContent(), /^0: from its memory and cores \(now \d+\)$/);
+      await row.getByTestId('host-concurrency').fill('3');
+      await row.getByTestId('host-concurrency').press('Enter');
+      await waitText(page, row.getByTestId('host-concurrency-note'), /^set by you; 0 sets it from its memory and cores$/);
+      const saved = (await apiOk(world.server, 'GET', '/api/hosts')).hosts.find((x) => x.name === 'Build box');
+      assert.deepEqual([saved.concurrency, saved.concurrencyAuto], [3, false]);
       await shootSizes(page, SHOTS, 'settings-hosts-ready', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
 
       await row.getByTestId('host-remove').focus();

@@ -16,6 +16,7 @@ CREATE TABLE hosts (
   cores         INTEGER NOT NULL DEFAULT 0,
   memory_bytes  INTEGER NOT NULL DEFAULT 0,
   runtimes      TEXT NOT NULL DEFAULT '[]',   -- JSON: the runtime ids whose program was found there
+  concurrency   INTEGER NOT NULL DEFAULT 0,   -- runs at once there; 0: from its memory and cores
   checked_at    INTEGER NOT NULL DEFAULT 0,
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL

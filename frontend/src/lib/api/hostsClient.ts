@@ -22,6 +22,9 @@ export interface Host {
   cores: number;
   memoryBytes: number;
   runtimes: string[];
+  /** Runs at once there: the person's number, or (concurrencyAuto) from its memory and cores. */
+  concurrency: number;
+  concurrencyAuto: boolean;
   checkedAt: number;
 }
 
@@ -48,6 +51,12 @@ export class HostsApi {
 
   async trust(id: string, fingerprint: string): Promise<Host> {
     const raw = await this.request('POST', `/api/hosts/${encodeURIComponent(id)}/trust`, { fingerprint });
+    return decodeHost(isObject(raw) ? raw.host : raw);
+  }
+
+  /** Renames a host or sets its concurrency (0: from its memory and cores). */
+  async update(id: string, patch: { name?: string; concurrency?: number }): Promise<Host> {
+    const raw = await this.request('PATCH', `/api/hosts/${encodeURIComponent(id)}`, patch);
     return decodeHost(isObject(raw) ? raw.host : raw);
   }
 
