@@ -55,6 +55,9 @@ Usage:
                           --rotate replaces the token first)
   clawboo mcp bridge URL  an MCP server over stdio, forwarded to Clawboo's at URL
                           (token from CLAWBOO_MCP_TOKEN; ACP agents start it)
+  clawboo host --start|--serve [--home DIR] [--enable-mock]
+                          this program as another machine's server for a desktop's
+                          runs, on a Unix socket in its home (~/.clawboo-host)
 
 Serve flags:
   --addr HOST:PORT   listen address (default: 127.0.0.1, first free port of 18790-18809)
@@ -79,6 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdout, stderr)
 	case "mcp":
 		return mcpCommand(args[1:], stdout, stderr)
+	case "host":
+		return hostCommand(args[1:], stdout, stderr)
 	case "token":
 		return tokenCommand(args[1:], stdout, stderr)
 	case "open":

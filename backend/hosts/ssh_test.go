@@ -1,9 +1,12 @@
 package hosts
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,26 +157,57 @@ func TestTheHostGetsThisClawbooAndUpgradesIt(t *testing.T) {
 	if out, err := exec.Command("su", "-s", "/bin/sh", "-c", bin+" version", srv.User).Output(); err != nil || strings.TrimSpace(string(out)) != "clawboo hosttest-2" {
 		t.Fatalf("it says %q (%v)", out, err)
 	}
-	// An older one there is replaced when the host is looked at again.
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho clawboo old-1\n"), 0o700); err != nil {
+	// Its server starts on the host, and a run goes there through the socket
+	// ssh forwards; the server outlives the connection that started it.
+	d, _ := ParseDestination(srv.Alias)
+	remote, err := ssh.StartRemote(ctx, d, true)
+	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Check(h.ID)
-	testkit.EventuallySays(t, 60*time.Second, "the host upgraded", func() (bool, string) {
-		out, _ := exec.Command("su", "-s", "/bin/sh", "-c", bin+" version", srv.User).Output()
-		got, _ := svc.Get(ctx, h.ID)
-		return strings.TrimSpace(string(out)) == "clawboo hosttest-2" && got.State == Ready, string(out) + " " + string(got.State)
-	})
+	run := remoteRun(t, remote, "!ok hello from the host")
+	if run["status"] != "succeeded" || run["summary"] != "hello from the host" {
+		t.Fatalf("the run on the host: %v", run)
+	}
+	if err := ssh.StopForward(ctx, d, remote); err != nil {
+		t.Fatal(err)
+	}
+	ssh.Close(ctx, d)
+	if out, err := exec.Command("pgrep", "-u", srv.User, "-f", "clawboo host --serve").Output(); err != nil || len(out) == 0 {
+		t.Fatalf("the host's server did not outlive the connection: %q %v", out, err)
+	}
+	again, err := ssh.StartRemote(ctx, d, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := remoteRun(t, again, "!ok still there"); run["summary"] != "still there" {
+		t.Fatalf("a second connection: %v", run)
+	}
+	// Without the host's token nothing passes.
+	req, _ := http.NewRequest("GET", "http://localhost/api/runs", nil)
+	if res, err := again.Client.Do(req); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token: %v %v", res, err)
+	}
+	_ = ssh.StopForward(ctx, d, again)
+
+	// An older one there is replaced when the host is looked at again.
+	if err := oldBinary(bin); err != nil {
+		t.Fatal(err)
+	}
+	if got := recheck(t, svc, h.ID); got.State != Ready {
+		t.Fatalf("after the upgrade: %+v", got)
+	}
+	if out, err := exec.Command("su", "-s", "/bin/sh", "-c", bin+" version", srv.User).Output(); err != nil || strings.TrimSpace(string(out)) != "clawboo hosttest-2" {
+		t.Fatalf("after the upgrade it says %q (%v)", out, err)
+	}
 	// A build that does not match its sum is not sent: the host says why.
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho clawboo old-1\n"), 0o700); err != nil {
+	if err := oldBinary(bin); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(builds, "clawboo-linux-"+runtime.GOARCH+".sha256"), []byte(strings.Repeat("0", 64)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	svc.Check(h.ID)
-	got := waitHost(t, svc, h.ID, VersionMismatch)
-	if !strings.Contains(got.Reason, "does not match its published checksum") {
+	got := recheck(t, svc, h.ID)
+	if got.State != VersionMismatch || !strings.Contains(got.Reason, "does not match its published checksum") {
 		t.Fatalf("%+v", got)
 	}
 }
@@ -197,4 +231,45 @@ func openStore(t *testing.T) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// remoteRun starts a mock run on the host's server and waits for it.
+func remoteRun(t *testing.T, r Remote, message string) map[string]any {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"message": message, "wait": true})
+	req, _ := http.NewRequest("POST", "http://localhost/api/runtimes/clawboo-mock/run", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := r.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode/100 != 2 {
+		t.Fatalf("run on the host: %d %v %v", res.StatusCode, out, err)
+	}
+	return out
+}
+
+// oldBinary puts another version in the host's place, as an older install
+// would have left it (the running server keeps its own copy open).
+func oldBinary(bin string) error {
+	_ = os.Remove(bin)
+	return os.WriteFile(bin, []byte("#!/bin/sh\necho clawboo old-1\n"), 0o700)
+}
+
+// recheck looks at the host again and waits for that look to be recorded.
+func recheck(t *testing.T, svc *Service, id string) Host {
+	t.Helper()
+	before, err := svc.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Check(id)
+	var h Host
+	testkit.EventuallySays(t, 60*time.Second, "the host looked at again", func() (bool, string) {
+		h, err = svc.Get(context.Background(), id)
+		return err == nil && h.CheckedAt > before.CheckedAt, string(h.State)
+	})
+	return h
 }

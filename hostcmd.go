@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/clawboo/desktop/backend"
+	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/instance"
+)
+
+// `clawboo host`: this program as the server of another machine a
+// desktop sends runs to (docs/remote-hosts.md). It serves the same API on
+// a Unix socket in its home (default ~/.clawboo-host, mode 0700), which
+// the desktop reaches through a socket its own ssh forwards: no port is
+// open, and only this user can connect. `--start` starts it detached when
+// it is not running (so its runs outlive the ssh connection that asked).
+
+const hostUsage = `Usage:
+  clawboo host --start [--home DIR] [--enable-mock]
+  clawboo host --serve [--home DIR] [--enable-mock]
+
+--start starts the host server detached unless one already answers, and
+prints its socket. --serve runs it in the foreground. The home defaults to
+~/.clawboo-host; the socket is <home>/host.sock.
+`
+
+func hostCommand(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("host", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	start := fl.Bool("start", false, "start the server detached unless it runs")
+	serveIt := fl.Bool("serve", false, "serve in the foreground")
+	home := fl.String("home", "", "state folder (default ~/.clawboo-host)")
+	mock := fl.Bool("enable-mock", false, "offer the mock runtime (the desktop offers it)")
+	if err := fl.Parse(args); err != nil || fl.NArg() > 0 || *start == *serveIt {
+		fmt.Fprint(stderr, hostUsage)
+		return 2
+	}
+	if *home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			fmt.Fprintln(stderr, "clawboo host:", err)
+			return 1
+		}
+		*home = filepath.Join(h, ".clawboo-host")
+	}
+	if err := os.MkdirAll(*home, 0o700); err != nil {
+		fmt.Fprintln(stderr, "clawboo host:", err)
+		return 1
+	}
+	sock := filepath.Join(*home, "host.sock")
+	if *start {
+		return hostStart(*home, sock, *mock, stdout, stderr)
+	}
+	return hostServe(*home, sock, *mock, stderr)
+}
+
+// answering reports whether a host server answers on sock.
+func answering(sock string) bool {
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		},
+	}}
+	res, err := c.Get("http://localhost/api/health")
+	if err != nil {
+		return false
+	}
+	res.Body.Close()
+	return res.StatusCode == http.StatusOK
+}
+
+func hostStart(home, sock string, mock bool, stdout, stderr io.Writer) int {
+	if !answering(sock) {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(stderr, "clawboo host:", err)
+			return 1
+		}
+		logf, err := os.OpenFile(filepath.Join(home, "host.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			fmt.Fprintln(stderr, "clawboo host:", err)
+			return 1
+		}
+		args := []string{"host", "--serve", "--home", home}
+		if mock {
+			args = append(args, "--enable-mock")
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the ssh session that started it
+		err = cmd.Start()
+		logf.Close()
+		if err != nil {
+			fmt.Fprintln(stderr, "clawboo host:", err)
+			return 1
+		}
+		_ = cmd.Process.Release()
+		deadline := time.Now().Add(15 * time.Second)
+		for !answering(sock) {
+			if time.Now().After(deadline) {
+				fmt.Fprintf(stderr, "clawboo host: the server did not answer on %s within 15 s (see %s)\n", sock, filepath.Join(home, "host.log"))
+				return 1
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	fmt.Fprintln(stdout, sock)
+	return 0
+}
+
+func hostServe(home, sock string, mock bool, stderr io.Writer) int {
+	log := logger(stderr)
+	getenv := func(k string) string {
+		switch k {
+		case "CLAWBOO_HOME":
+			return home
+		case config.EnvEnableMock:
+			if mock {
+				return "1"
+			}
+		}
+		return os.Getenv(k)
+	}
+	cfg, err := config.Load(home, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo host:", err)
+		return 1
+	}
+	lock, err := instance.Acquire(cfg.Home, instance.Serve)
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo host:", err)
+		return 1
+	}
+	defer lock.Release()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	b, err := backend.New(ctx, backend.Options{Config: cfg, Log: log, Version: version, Getenv: getenv, Bridge: selfBridge()})
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo host:", err)
+		return 1
+	}
+	_ = os.Remove(sock) // a socket a dead server left
+	ln, err := net.Listen("unix", sock)
+	if err == nil {
+		err = os.Chmod(sock, 0o600)
+	}
+	if err != nil {
+		_ = b.Close(context.Background())
+		fmt.Fprintln(stderr, "clawboo host:", err)
+		return 1
+	}
+	log.Info("the host server is serving", "socket", sock, "version", version)
+	if err := b.Serve(ctx, ln, 10*time.Second); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "clawboo host:", err)
+		return 1
+	}
+	return 0
+}
