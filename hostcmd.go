@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,9 +33,11 @@ const hostUsage = `Usage:
   clawboo host --start [--home DIR] [--enable-mock]
   clawboo host --serve [--home DIR] [--enable-mock]
 
---start starts the host server detached unless one already answers, and
-prints its socket. --serve runs it in the foreground. The home defaults to
-~/.clawboo-host; the socket is <home>/host.sock.
+--start starts the host server detached unless one of this version already
+answers, and prints its socket. A server of another version (the desktop
+upgraded this program) is stopped first, unless it still has runs going:
+then --start says so and exits 3. --serve runs it in the foreground. The
+home defaults to ~/.clawboo-host; the socket is <home>/host.sock.
 `
 
 func hostCommand(args []string, stdout, stderr io.Writer) int {
@@ -66,23 +70,100 @@ func hostCommand(args []string, stdout, stderr io.Writer) int {
 	return hostServe(*home, sock, *mock, stderr)
 }
 
-// answering reports whether a host server answers on sock.
-func answering(sock string) bool {
-	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+// socketClient talks to the host server on sock.
+func socketClient(sock string) *http.Client {
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 		},
 	}}
-	res, err := c.Get("http://localhost/api/health")
+}
+
+// answering is the version of the host server answering on sock ("" when
+// none answers).
+func answering(sock string) string {
+	res, err := socketClient(sock).Get("http://localhost/api/health")
 	if err != nil {
+		return ""
+	}
+	defer res.Body.Close()
+	var h struct {
+		OK      bool   `json:"ok"`
+		Version string `json:"version"`
+	}
+	if res.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(res.Body, 4096)).Decode(&h) != nil || !h.OK {
+		return ""
+	}
+	return cmp.Or(h.Version, "?")
+}
+
+// liveRuns counts the runs going on the server on sock.
+func liveRuns(home, sock string) (int, error) {
+	tok, err := config.ReadAPIToken(home)
+	if err != nil {
+		return 0, err
+	}
+	req, _ := http.NewRequest("GET", "http://localhost/api/runs?limit=200", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err := socketClient(sock).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	var page struct {
+		Runs []struct{ Status string } `json:"runs"`
+	}
+	if err := json.NewDecoder(io.LimitReader(res.Body, 8<<20)).Decode(&page); err != nil {
+		return 0, fmt.Errorf("the running server's runs: %w", err)
+	}
+	n := 0
+	for _, r := range page.Runs {
+		if r.Status == "starting" || r.Status == "running" {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// replaceOlder stops a server of another version that has no runs going;
+// false (said on stderr) when it cannot or may not.
+func replaceOlder(home, sock, running string, stderr io.Writer) bool {
+	live, err := liveRuns(home, sock)
+	if err != nil {
+		fmt.Fprintln(stderr, "clawboo host: cannot tell whether the running server has runs going:", err)
 		return false
 	}
-	res.Body.Close()
-	return res.StatusCode == http.StatusOK
+	if live > 0 {
+		fmt.Fprintf(stderr, "clawboo host: Clawboo %s is still running %d run(s) here; it is replaced by %s once they end\n", running, live, version)
+		return false
+	}
+	_, err = instance.Acquire(home, instance.Serve)
+	var inUse *instance.InUseError
+	if !errors.As(err, &inUse) || !inUse.Known || inUse.Holder.PID <= 0 {
+		fmt.Fprintln(stderr, "clawboo host: cannot find the running server's process:", err)
+		return false
+	}
+	if err := syscall.Kill(inUse.Holder.PID, syscall.SIGTERM); err != nil {
+		fmt.Fprintln(stderr, "clawboo host: cannot stop the running server:", err)
+		return false
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for answering(sock) != "" {
+		if time.Now().After(deadline) {
+			fmt.Fprintln(stderr, "clawboo host: the running server did not stop within 20 s")
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
 }
 
 func hostStart(home, sock string, mock bool, stdout, stderr io.Writer) int {
-	if !answering(sock) {
+	running := answering(sock)
+	if running != "" && running != version && !replaceOlder(home, sock, running, stderr) {
+		return 3
+	}
+	if running == "" || running != version {
 		exe, err := os.Executable()
 		if err != nil {
 			fmt.Fprintln(stderr, "clawboo host:", err)
@@ -108,7 +189,7 @@ func hostStart(home, sock string, mock bool, stdout, stderr io.Writer) int {
 		}
 		_ = cmd.Process.Release()
 		deadline := time.Now().Add(15 * time.Second)
-		for !answering(sock) {
+		for answering(sock) == "" {
 			if time.Now().After(deadline) {
 				fmt.Fprintf(stderr, "clawboo host: the server did not answer on %s within 15 s (see %s)\n", sock, filepath.Join(home, "host.log"))
 				return 1
