@@ -99,6 +99,17 @@ func Open(o Options) *Service {
 func (s *Service) Close() {
 	s.cancel()
 	s.wg.Wait()
+	// The shared connections would linger for ControlPersist after Clawboo
+	// quit: each is told to exit (a host's own server goes on).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if hs, err := s.List(ctx); err == nil {
+		for _, h := range hs {
+			if d, err := ParseDestination(h.Destination); err == nil {
+				s.ssh.Close(ctx, d)
+			}
+		}
+	}
 	s.Events.Close()
 }
 
