@@ -19,18 +19,6 @@ import (
 	"github.com/clawboo/desktop/internal/testkit"
 )
 
-// fingerprintOf is ssh-keygen's SHA-256 fingerprint of a public key.
-func fingerprintOf(t *testing.T, pub string) string {
-	t.Helper()
-	cmd := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", "-")
-	cmd.Stdin = strings.NewReader(pub + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Fields(string(out))[1]
-}
-
 func newSSH(t *testing.T, srv *testkit.SSHD) *SSH {
 	home := srv.ClientHome
 	return &SSH{
@@ -56,7 +44,7 @@ func TestHostKeysAreAcceptedOnceAndAChangedOneIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := s.Probe(ctx, d, nil)
-	want := fingerprintOf(t, srv.HostKey)
+	want := srv.Fingerprint
 	if p.State != UnknownHostKey || p.Fingerprint != want {
 		t.Fatalf("first contact: %+v, want unknown-host-key with %s", p, want)
 	}
@@ -93,7 +81,7 @@ func TestHostKeysAreAcceptedOnceAndAChangedOneIsRefused(t *testing.T) {
 		!strings.Contains(p.Reason, "SOMEONE IS DOING SOMETHING NASTY") || strings.Contains(p.Reason, "@@") {
 		t.Fatalf("after the key changed: %+v", p)
 	}
-	if err := s.Trust(ctx, d, fingerprintOf(t, srv.HostKey)); !errors.Is(err, ErrKeyKnown) {
+	if err := s.Trust(ctx, d, srv.Fingerprint); !errors.Is(err, ErrKeyKnown) {
 		t.Fatalf("trusting the changed key: %v", err)
 	}
 	if p := s.Probe(ctx, d, nil); p.State != HostKeyChanged {

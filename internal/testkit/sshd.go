@@ -26,8 +26,10 @@ type SSHD struct {
 	UserHome   string
 	ClientHome string
 	Alias      string
-	// HostKey is the server's host key's public half (a known_hosts key).
-	HostKey string
+	// HostKey is the server's host key's public half (a known_hosts key),
+	// and Fingerprint its SHA-256 fingerprint as ssh-keygen prints it.
+	HostKey     string
+	Fingerprint string
 	// Config is the desktop side's ssh configuration file.
 	Config  string
 	dir     string
@@ -169,8 +171,27 @@ func (s *SSHD) hostKey() error {
 		return err
 	}
 	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		return err
+	}
 	s.HostKey = strings.TrimSpace(string(pub))
+	s.Fingerprint, err = fingerprint(s.HostKey)
 	return err
+}
+
+// fingerprint is ssh-keygen's SHA-256 fingerprint of a public key.
+func fingerprint(pub string) (string, error) {
+	cmd := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", "-")
+	cmd.Stdin = strings.NewReader(pub + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", err
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 2 {
+		return "", fmt.Errorf("ssh-keygen printed %q", out)
+	}
+	return f[1], nil
 }
 
 // RotateHostKey gives the server a new host key and restarts it: what a

@@ -12,9 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/clawboo/desktop/internal/testkit"
@@ -39,13 +37,8 @@ func serve() int {
 		return 1
 	}
 	defer s.Close()
-	fp, err := fingerprint(s.HostKey)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sshdserve:", err)
-		return 1
-	}
 	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"alias": s.Alias, "config": s.Config, "user": s.User, "port": s.Port, "hostKey": s.HostKey, "fingerprint": fp,
+		"alias": s.Alias, "config": s.Config, "user": s.User, "port": s.Port, "hostKey": s.HostKey, "fingerprint": s.Fingerprint,
 	})
 	done := make(chan struct{})
 	go func() {
@@ -59,18 +52,4 @@ func serve() int {
 	case <-sig:
 	}
 	return 0
-}
-
-func fingerprint(pub string) (string, error) {
-	cmd := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", "-")
-	cmd.Stdin = strings.NewReader(pub + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", err
-	}
-	f := strings.Fields(string(out))
-	if len(f) < 2 {
-		return "", fmt.Errorf("ssh-keygen printed %q", out)
-	}
-	return f[1], nil
 }
