@@ -139,7 +139,11 @@ func replaceOlder(home, sock, running string, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "clawboo host: Clawboo %s is still running %d run(s) here; it is replaced by %s once they end\n", running, live, version)
 		return false
 	}
-	_, err = instance.Acquire(home, instance.Serve)
+	lock, err := instance.Acquire(home, instance.Serve)
+	if err == nil {
+		lock.Release() // it stopped meanwhile: nothing to replace
+		return true
+	}
 	var inUse *instance.InUseError
 	if !errors.As(err, &inUse) || !inUse.Known || inUse.Holder.PID <= 0 {
 		fmt.Fprintln(stderr, "clawboo host: cannot find the running server's process:", err)
