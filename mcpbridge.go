@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/mcp/stdiobridge"
@@ -21,13 +18,7 @@ func mcpBridge(args []string, getenv func(string) string, stdin io.Reader, stdou
 		fmt.Fprint(stderr, "clawboo mcp bridge: expected one argument, the MCP server's URL\n\n"+mcpUsage)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := stdiobridge.Run(ctx, stdin, stdout, args[0], getenv(mcp.TokenEnv)); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(stderr, "clawboo mcp bridge:", err)
-		return 1
-	}
-	return 0
+	return stdiobridge.Serve(stdin, stdout, stderr, args[0], getenv(mcp.TokenEnv))
 }
 
 // selfBridge is how an ACP agent starts the bridge: this very program.

@@ -2,13 +2,10 @@ package backend
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -17,19 +14,12 @@ import (
 	"github.com/clawboo/desktop/backend/mcp/stdiobridge"
 )
 
-// TestMain lets this test binary stand in for `clawboo mcp bridge URL` (as
-// main.go's mcpBridge runs it) when an ACP agent starts it as a stdio MCP
-// server; otherwise it runs the tests.
+// TestMain lets this test binary stand in for `clawboo mcp bridge URL`
+// (the same stdiobridge.Serve main.go's mcpBridge runs) when an ACP agent
+// starts it as a stdio MCP server; otherwise it runs the tests.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "mcp" && os.Args[2] == "bridge" {
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-		err := stdiobridge.Run(ctx, os.Stdin, os.Stdout, os.Args[3], os.Getenv(mcp.TokenEnv))
-		stop()
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintln(os.Stderr, "bridge:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(stdiobridge.Serve(os.Stdin, os.Stdout, os.Stderr, os.Args[3], os.Getenv(mcp.TokenEnv)))
 	}
 	os.Exit(m.Run())
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -97,20 +98,15 @@ func (s *SSH) keys(ctx context.Context, d Destination) ([]hostKey, error) {
 	return keys, nil
 }
 
+// sortKeys puts the preferred key types first (an unknown type last).
 func sortKeys(keys []hostKey) {
 	rank := func(t string) int {
-		for i, p := range preferred {
-			if p == t {
-				return i
-			}
+		if i := slices.Index(preferred, t); i >= 0 {
+			return i
 		}
 		return len(preferred)
 	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && rank(keys[j].Type) < rank(keys[j-1].Type); j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
+	slices.SortStableFunc(keys, func(a, b hostKey) int { return rank(a.Type) - rank(b.Type) })
 }
 
 // known reports whether Clawboo's known_hosts or the person's holds a key

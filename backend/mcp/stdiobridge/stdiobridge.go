@@ -43,7 +43,9 @@ import (
 	"log/slog"
 	"net/http"
 	neturl "net/url"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -177,4 +179,17 @@ func scrub(s, token string) string {
 		return s
 	}
 	return strings.ReplaceAll(s, token, "[redacted]")
+}
+
+// Serve runs the bridge as a program does (`clawboo mcp bridge URL`):
+// until stdin ends, or SIGINT or SIGTERM; a failure is said on stderr in
+// words. It returns the exit status.
+func Serve(stdin io.Reader, stdout, stderr io.Writer, url, token string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, stdin, stdout, url, token); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "clawboo mcp bridge:", err)
+		return 1
+	}
+	return 0
 }
