@@ -264,9 +264,12 @@ describe('ACP agents', { timeout: 120_000 }, () => {
     const { page, context, problems } = await openPage(browser, `${world.url}/#/agents`);
     try {
       const row = page.locator(`[data-testid="agent-row"][data-agent-id="${agent.id}"]`);
-      await waitText(page, row.getByTestId('agent-provider-badge'), /^Gemini CLI isn't installed — connect it on Runtimes$/);
+      await waitText(page, row.getByTestId('agent-provider-badge'), /^Gemini CLI isn't installed — install it on Runtimes$/);
       assert.equal(await row.getByTestId('agent-runtime-name').textContent(), 'Gemini CLI');
       assert.doesNotMatch(await row.innerText(), /acp-gemini/, 'names, not ids');
+      assert.equal(await page.getByTestId('agent-detail-runtime').count(), 0, 'no agent is open yet');
+      await row.getByTestId('agent-open').click();
+      assert.equal(await page.getByTestId('agent-detail-runtime').textContent(), 'Gemini CLI');
       assert.deepEqual(unexpected(problems), []);
     } finally {
       await context.close();

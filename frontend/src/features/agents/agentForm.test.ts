@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../lib/api/agentTypes';
 import { formFromAgent, modelAfterProviderChange, newForm, parseBudget, tasksFromWire, tasksToWire, toInput } from './agentForm';
-import { connectedProviders, defaultModel, initialProvider, notReadyWords, PROVIDERS } from './providers';
+import { connectedProviders, defaultModel, fixVerb, initialProvider, notReadyWords, PROVIDERS, runtimeName } from './providers';
 import type { RuntimeEntry } from '../../lib/api/types';
 
 const nativeAgent: Agent = {
@@ -58,6 +58,8 @@ describe('providers', () => {
     // Before the catalog is read, or a runtime it does not list: no id shown.
     expect(notReadyWords({ runtime: 'claude-code', provider: '' })).toBe("Its runtime isn't connected");
     expect(notReadyWords({ runtime: 'some-new-runtime', provider: '' }, listed)).toBe("Its runtime isn't connected");
+    expect([fixVerb({ runtime: 'acp-gemini' }, listed), fixVerb({ runtime: 'claude-code' }, listed)]).toEqual(['install it', 'connect it']);
+    expect([runtimeName('acp-gemini', listed), runtimeName('some-new-runtime', listed)]).toEqual(['Gemini CLI', 'some-new-runtime']);
   });
 
   it('reads connected keys from the native runtime entry', () => {

@@ -67,3 +67,13 @@ export function notReadyWords(a: Pick<Agent, 'runtime' | 'provider'>, runtimes: 
   if (!p) return `provider '${a.provider}' is unknown`;
   return p.envVar ? `${p.name} key isn't connected` : `${p.name} isn't set up`;
 }
+
+/** The runtime's name from the catalog's entries (its id until they are read). */
+export function runtimeName(id: string, runtimes: readonly Pick<RuntimeEntry, 'id' | 'name'>[]): string {
+  return runtimes.find((r) => r.id === id)?.name ?? id;
+}
+
+/** What the Runtimes page lets a person do about an agent that is not ready: "install it" or "connect it". */
+export function fixVerb(a: Pick<Agent, 'runtime'>, runtimes: readonly Pick<RuntimeEntry, 'id' | 'connectionState'>[]): string {
+  return runtimes.find((r) => r.id === a.runtime)?.connectionState === 'not-installed' ? 'install it' : 'connect it';
+}
