@@ -158,10 +158,12 @@ func TestStopAWorkingMemberIsFinal(t *testing.T) {
 		mission, _ := r.bd.Get(ctx, d.mission)
 		return mission.Status == board.InReview
 	})
-	cs, _ := r.bd.Comments(ctx, d.mission)
-	if len(cs) == 0 || !strings.HasPrefix(cs[len(cs)-1].Body, "Stopped by you:") {
-		t.Fatalf("mission comments %+v", cs)
-	}
+	// The run's end may settle the mission before the stop's comment is
+	// written: wait for the comment, not for the order.
+	until(t, "the stop's comment on the mission", func() bool {
+		cs, _ := r.bd.Comments(ctx, d.mission)
+		return len(cs) > 0 && strings.HasPrefix(cs[len(cs)-1].Body, "Stopped by you:")
+	})
 	// The leader hears of it in its mail, and is not woken for it.
 	lead, _ := r.team.Leader()
 	if !addressed(stop, lead) {
