@@ -61,14 +61,19 @@ func (s *SSH) options() []string {
 }
 
 // controlDir holds the shared connections' sockets: Dir, unless a socket
-// path there would be longer than a Unix socket's (about 100 bytes, and
-// %C is 40), then a short folder of this user's under the system's
-// temporary folder, named for Dir.
-func (s *SSH) controlDir() string {
-	if len(s.Dir)+42 < 100 {
-		return s.Dir
+// path there would be longer than a Unix socket's (104 bytes on macOS,
+// 108 on Linux; %C is 40, and ssh adds a 17-byte random suffix while it
+// binds the master's socket), then a short folder of this user's under the
+// system's temporary folder, named for Dir.
+func (s *SSH) controlDir() string { return ControlDir(s.Dir) }
+
+// ControlDir is where the shared connections of an SSH whose Dir is dir
+// keep their sockets (see controlDir).
+func ControlDir(dir string) string {
+	if len(dir)+1+40+17 < 104 {
+		return dir
 	}
-	sum := sha256.Sum256([]byte(s.Dir))
+	sum := sha256.Sum256([]byte(dir))
 	return filepath.Join(os.TempDir(), fmt.Sprintf("clawboo-ssh-%d-%x", os.Getuid(), sum[:6]))
 }
 
