@@ -79,6 +79,8 @@ type Options struct {
 	// KnownRuntime accepts runtime ids at creation (nil: any well-formed
 	// id).
 	KnownRuntime func(runtime string) bool
+	// HostExists accepts a host an agent is placed on (nil: none is).
+	HostExists func(ctx context.Context, id string) bool
 	// LiveAgent reports a live run of the agent, which blocks Delete (nil:
 	// never).
 	LiveAgent func(agentID string) bool
@@ -118,6 +120,8 @@ type Agent struct {
 	// FallbackRuntime is where the governor routes this agent's work when
 	// its own runtime's usage window is spent (null: it waits instead).
 	FallbackRuntime *string `json:"fallbackRuntime"`
+	// HostID is the host its runs go to (null: this computer).
+	HostID *string `json:"hostId"`
 	// ProviderReady says a run of this agent can route now (seed 004).
 	ProviderReady bool `json:"providerReady"`
 	// Warnings flag a config that loads but will not route as written,
@@ -133,14 +137,14 @@ type row struct {
 	config                             sql.NullString
 	budget                             sql.NullFloat64
 	createdAt, updatedAt               int64
-	fallback                           string
+	fallback, host                     string
 }
 
-const columns = `id, name, runtime, provider, model, config, budget_usd, created_at, updated_at, fallback_runtime`
+const columns = `id, name, runtime, provider, model, config, budget_usd, created_at, updated_at, fallback_runtime, host_id`
 
 func scanRow(sc interface{ Scan(...any) error }) (row, error) {
 	var r row
-	err := sc.Scan(&r.id, &r.name, &r.runtime, &r.provider, &r.model, &r.config, &r.budget, &r.createdAt, &r.updatedAt, &r.fallback)
+	err := sc.Scan(&r.id, &r.name, &r.runtime, &r.provider, &r.model, &r.config, &r.budget, &r.createdAt, &r.updatedAt, &r.fallback, &r.host)
 	return r, err
 }
 
@@ -192,6 +196,10 @@ func (s *Service) view(r row) Agent {
 	if r.budget.Valid {
 		b := r.budget.Float64
 		a.BudgetUSD = &b
+	}
+	if r.host != "" {
+		h := r.host
+		a.HostID = &h
 	}
 	if r.fallback != "" {
 		f := r.fallback

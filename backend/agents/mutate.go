@@ -57,6 +57,8 @@ type Input struct {
 	BudgetUSD Optional[float64] `json:"budgetUsd"`
 	// FallbackRuntime (null or "": none) must differ from the agent's own.
 	FallbackRuntime Optional[string] `json:"fallbackRuntime"`
+	// HostID places the agent on a host (null or "": this computer).
+	HostID Optional[string] `json:"hostId"`
 }
 
 func cleanName(n string) (string, error) {
@@ -109,6 +111,9 @@ func (s *Service) Create(ctx context.Context, in Input) (Agent, error) {
 	if err := s.fallbackField(&r, in); err != nil {
 		return Agent{}, err
 	}
+	if err := s.hostField(ctx, &r, in); err != nil {
+		return Agent{}, err
+	}
 	var budgetUSD *float64
 	if rt == Native {
 		base := native.DefaultConfig()
@@ -141,8 +146,8 @@ func (s *Service) Create(ctx context.Context, in Input) (Agent, error) {
 	}
 	now := s.opts.Now().UnixMilli()
 	r.createdAt, r.updatedAt = now, now
-	_, err = s.opts.Store.Write().ExecContext(ctx, `INSERT INTO agents(`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.id, r.name, r.runtime, r.provider, r.model, r.config, r.budget, r.createdAt, r.updatedAt, r.fallback)
+	_, err = s.opts.Store.Write().ExecContext(ctx, `INSERT INTO agents(`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.id, r.name, r.runtime, r.provider, r.model, r.config, r.budget, r.createdAt, r.updatedAt, r.fallback, r.host)
 	if err != nil {
 		return Agent{}, fmt.Errorf("insert agent: %w", err)
 	}
@@ -171,6 +176,9 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Agent, error
 		}
 	}
 	if err := s.fallbackField(&r, in); err != nil {
+		return Agent{}, err
+	}
+	if err := s.hostField(ctx, &r, in); err != nil {
 		return Agent{}, err
 	}
 	oldBudget := r.budget
@@ -215,8 +223,8 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Agent, error
 	}
 	r.updatedAt = max(s.opts.Now().UnixMilli(), r.updatedAt)
 	res, err := s.opts.Store.Write().ExecContext(ctx,
-		`UPDATE agents SET name = ?, provider = ?, model = ?, config = ?, budget_usd = ?, updated_at = ?, fallback_runtime = ? WHERE id = ?`,
-		r.name, r.provider, r.model, r.config, r.budget, r.updatedAt, r.fallback, r.id)
+		`UPDATE agents SET name = ?, provider = ?, model = ?, config = ?, budget_usd = ?, updated_at = ?, fallback_runtime = ?, host_id = ? WHERE id = ?`,
+		r.name, r.provider, r.model, r.config, r.budget, r.updatedAt, r.fallback, r.host, r.id)
 	if err != nil {
 		return Agent{}, fmt.Errorf("update agent: %w", err)
 	}
@@ -247,6 +255,22 @@ func (s *Service) fallbackField(r *row, in Input) error {
 		return invalid("the fallback runtime must differ from the agent's own (%s)", r.runtime)
 	}
 	r.fallback = fb
+	return nil
+}
+
+// hostField places the agent of a create or patch on a host, or here.
+func (s *Service) hostField(ctx context.Context, r *row, in Input) error {
+	if !in.HostID.Set {
+		return nil
+	}
+	h := ""
+	if in.HostID.Value != nil {
+		h = strings.TrimSpace(*in.HostID.Value)
+	}
+	if h != "" && (s.opts.HostExists == nil || !s.opts.HostExists(ctx, h)) {
+		return invalid("no host '%s': add it in Settings → Hosts first", h)
+	}
+	r.host = h
 	return nil
 }
 

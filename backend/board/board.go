@@ -90,7 +90,7 @@ func (b *Board) publish(ev Event) {
 
 const taskColumns = `id, title, description, status, priority, kind, team_id, parent_id, root_id, depth, repo_path, base_ref,
 	verify_command, assignee_agent_id, assignee_runtime, run_id, heartbeat_at, verification, override, created_at, updated_at, completed_at, work_in_place, critic, secrets,
-	base_branch, merge_when_green, merged`
+	base_branch, merge_when_green, merged, host_id`
 
 type scanner interface{ Scan(...any) error }
 
@@ -101,7 +101,7 @@ func scanTask(sc scanner) (Task, error) {
 	err := sc.Scan(&t.ID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.Kind, &t.TeamID, &t.ParentID, &t.RootID,
 		&t.Depth, &t.RepoPath, &t.BaseRef, &t.VerifyCommand, &t.AssigneeAgentID, &t.AssigneeRuntime, &t.RunID,
 		&t.HeartbeatAt, &verif, &over, &t.CreatedAt, &t.UpdatedAt, &t.CompletedAt, &t.WorkInPlace, &t.Critic, &secrets,
-		&t.BaseBranch, &t.MergeWhenGreen, &merged)
+		&t.BaseBranch, &t.MergeWhenGreen, &merged, &t.HostID)
 	if err != nil {
 		return t, err
 	}

@@ -160,6 +160,9 @@ type Task struct {
 	MergeWhenGreen bool `json:"mergeWhenGreen"`
 	// Merged says the task's work is in its base branch (nil until then).
 	Merged *Merged `json:"merged"`
+	// HostID is the host the task's last run went to (nil: this computer);
+	// its branch is fetched back from there.
+	HostID *string `json:"hostId"`
 }
 
 // Merged records a task's work landing in its base branch.

@@ -77,3 +77,13 @@ func (b *Board) RecentRepos(ctx context.Context, limit int) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// SetHost records the host a task's run goes to ("" for this computer),
+// before the claim that publishes the task.
+func (b *Board) SetHost(ctx context.Context, taskID, hostID string) error {
+	_, err := b.st.Write().ExecContext(ctx, `UPDATE tasks SET host_id = NULLIF(?, '') WHERE id = ?`, hostID, taskID)
+	if err != nil {
+		return fmt.Errorf("record the task's host: %w", err)
+	}
+	return nil
+}

@@ -43,6 +43,8 @@ type Run struct {
 	CreatedAt    int64    `json:"createdAt"`
 	StartedAt    *int64   `json:"startedAt"`
 	EndedAt      *int64   `json:"endedAt"`
+	// HostID is the host the run went to (nil: this computer).
+	HostID *string `json:"hostId"`
 }
 
 // Live reports whether the run has not reached a terminal status.
@@ -77,7 +79,7 @@ type EventRow struct {
 }
 
 const runColumns = `id, runtime_id, agent_id, task_id, team_id, model, title, status, done_reason, summary, error, cost_usd, cost_kind,
-	input_tokens, output_tokens, last_seq, created_at, started_at, ended_at`
+	input_tokens, output_tokens, last_seq, created_at, started_at, ended_at, host_id`
 
 // runColumnsPrompt are runColumns and the run's prompt, read by
 // scanRunPrompt.
@@ -86,15 +88,21 @@ const runColumnsPrompt = runColumns + `, COALESCE(prompt, '')`
 func scanRunPrompt(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
-		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.Prompt)
+		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.HostID, &r.Prompt)
 	return r, err
 }
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	err := sc.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary, &r.Error,
-		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt)
+		&r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.HostID)
 	return r, err
+}
+
+// SetRunHost records the host a run went to.
+func (s *Store) SetRunHost(ctx context.Context, id, hostID string) error {
+	_, err := s.Write().ExecContext(ctx, `UPDATE runs SET host_id = NULLIF(?, '') WHERE id = ?`, hostID, id)
+	return err
 }
 
 // GetRun returns one run, or ErrNotFound.
@@ -239,7 +247,7 @@ func (s *Store) TaskRunsWithReviews(ctx context.Context, taskID string, limit in
 	for rows.Next() {
 		var r TaskRun
 		err := rows.Scan(&r.ID, &r.RuntimeID, &r.AgentID, &r.TaskID, &r.TeamID, &r.Model, &r.Title, &r.Status, &r.DoneReason, &r.Summary,
-			&r.Error, &r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.Role)
+			&r.Error, &r.CostUSD, &r.CostKind, &r.InputTokens, &r.OutputTokens, &r.LastSeq, &r.CreatedAt, &r.StartedAt, &r.EndedAt, &r.HostID, &r.Role)
 		if err != nil {
 			return nil, fmt.Errorf("task runs: %w", err)
 		}
