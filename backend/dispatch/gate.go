@@ -40,6 +40,13 @@ func (g gate) ask(ctx context.Context, runtime executor.ID, w supervisor.QuotaWo
 
 func (g gate) Admit(ctx context.Context, w supervisor.QuotaWork) (executor.ID, string, error) {
 	d := g.d
+	if d.HostWait != nil && w.AgentID != "" {
+		if window, why := d.HostWait(ctx, w.AgentID); why != "" {
+			return "", "", g.holdFor(ctx, w, &quota.Hold{
+				Runtime: string(w.Runtime), Window: quota.Window{Window: window}, Until: d.Quota.Now().Add(hostRetry).UnixMilli(), Reason: why,
+			}, "; it waits in To do and starts when the host can take it")
+		}
+	}
 	hold, err := d.Quota.Check(ctx, g.ask(ctx, w.Runtime, w))
 	if err != nil {
 		// An unreadable ledger must not stop all work: it is logged.
@@ -56,17 +63,26 @@ func (g gate) Admit(ctx context.Context, w supervisor.QuotaWork) (executor.ID, s
 			return fb, hold.Reason + "; routed to " + d.RuntimeName(string(fb)), nil
 		}
 	}
+	return "", "", g.holdFor(ctx, w, hold, "; deferred until then")
+}
+
+// hostRetry is how often work waiting for a host is tried again when
+// nothing wakes it sooner (the host coming back, a slot freeing there).
+const hostRetry = time.Minute
+
+// holdFor defers w under hold and answers the refusal that says so.
+func (g gate) holdFor(ctx context.Context, w supervisor.QuotaWork, hold *quota.Hold, then string) error {
 	held := heldWork(w)
 	held.Kind = quota.KindTask
 	if w.TaskID == "" {
 		held.Kind = quota.KindTeamTurn
 	}
-	held, err = d.Quota.Defer(ctx, held, *hold)
+	held, err := g.d.Quota.Defer(ctx, held, *hold)
 	if err != nil {
-		return "", "", &supervisor.Refusal{Reason: supervisor.ReasonQuota, Msg: hold.Reason + " (not deferred: " + err.Error() + ")"}
+		return &supervisor.Refusal{Reason: supervisor.ReasonQuota, Msg: hold.Reason + " (not deferred: " + err.Error() + ")"}
 	}
-	return "", "", &supervisor.Refusal{
-		Reason: supervisor.ReasonQuota, Msg: hold.Reason + "; deferred until then",
+	return &supervisor.Refusal{
+		Reason: supervisor.ReasonQuota, Msg: hold.Reason + then,
 		DeferralID: held.ID, Until: held.Until,
 	}
 }

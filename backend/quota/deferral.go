@@ -263,3 +263,17 @@ func (s *Service) fireDue(ctx context.Context, dispatch Dispatcher) int {
 	}
 	return len(due)
 }
+
+// Wake makes the deferrals held for window due now (a host that came
+// back, a slot that freed there) and wakes the timer.
+func (s *Service) Wake(ctx context.Context, window string) {
+	res, err := s.opts.Store.Write().ExecContext(ctx, `UPDATE quota_deferrals SET until = ? WHERE window = ? AND until > ?`,
+		s.opts.Now().UnixMilli(), window, s.opts.Now().UnixMilli())
+	if err != nil {
+		s.opts.Log.Warn("deferred work not woken", "window", window, "err", err)
+		return
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		s.poke()
+	}
+}

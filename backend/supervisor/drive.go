@@ -227,7 +227,8 @@ func (l *liveRun) prepareTask(ctx context.Context, req *executor.StartRequest, o
 		}
 	}
 	l.hider = hider
-	return l.task.wt == nil || l.setupPhase(ctx, o)
+	// A run on a host gets its worktree, setup and ports there.
+	return l.task.wt == nil || l.params.hostID != "" || l.setupPhase(ctx, o)
 }
 
 // consume reads events until done, a closed stream, or abandonment.

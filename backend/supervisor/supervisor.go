@@ -105,7 +105,12 @@ type Options struct {
 	// an agent's name for the trailer of a merge commit (nil or "": none).
 	TeamMergeWhenGreen func(ctx context.Context, teamID string) bool
 	AgentName          func(ctx context.Context, agentID string) string
-	Now                func() time.Time
+	// Place answers where an agent's runs go: "" for this computer (a
+	// is used as it is), else a host and the adapter that runs a there
+	// (backend/remote). An error refuses the run before anything is
+	// claimed. nil: every run is here.
+	Place func(ctx context.Context, agentID string, a executor.Adapter) (executor.Adapter, string, error)
+	Now   func() time.Time
 }
 
 // Supervisor owns every live run of this process.
@@ -248,6 +253,9 @@ type StartParams struct {
 	// routedFrom is the runtime the governor moved the work away from.
 	routedFrom executor.ID
 	routedWhy  string
+	// hostID is the host the run goes to ("": this computer); its
+	// repository's setup runs there, not here.
+	hostID string
 }
 
 // Start records a new run and launches it on its runtime; the run proceeds
@@ -315,6 +323,11 @@ func (s *Supervisor) Start(ctx context.Context, p StartParams) (*Handle, error) 
 		create.teamID = p.TeamID
 		s.journal.submit(create)
 	}
+	if p.hostID != "" {
+		if err := s.opts.Store.SetRunHost(context.Background(), id, p.hostID); err != nil {
+			s.opts.Log.Warn("the run's host not recorded", "run", id, "err", err)
+		}
+	}
 	if p.Reason != "" {
 		s.opts.Log.Debug("run started", "run", id, "reason", p.Reason, "runtime", p.RuntimeID, "agent", p.AgentID, "team", l.view.TeamID)
 	}
@@ -337,6 +350,9 @@ func (l *liveRun) setTask(tc *taskCtx) {
 	}
 	if l.params.Model != "" {
 		l.view.Model = &l.params.Model
+	}
+	if l.params.hostID != "" {
+		l.view.HostID = &l.params.hostID
 	}
 }
 

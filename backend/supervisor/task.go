@@ -91,6 +91,13 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	if a = *ap; a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {
 		return nil, "", refuse("connected_substrate", "%s works in its own Gateway-owned folders and cannot run board tasks", a.Name())
 	}
+	if err := s.place(ctx, ap, p); err != nil {
+		return nil, "", err
+	}
+	a = *ap
+	if err := s.opts.Board.SetHost(ctx, t.ID, p.hostID); err != nil {
+		return nil, "", err
+	}
 	runID := ulid.Make().String()
 	// Answer for the run from the moment the claim can name it (the board
 	// publishes the claimed task before Claim returns) until it is live.
@@ -151,7 +158,26 @@ func (s *Supervisor) startAdHoc(ctx context.Context, a *executor.Adapter, p *Sta
 			return "", err
 		}
 	}
+	if err := s.place(ctx, a, p); err != nil {
+		return "", err
+	}
 	return ulid.Make().String(), nil
+}
+
+// place sends the run where its agent runs: *a becomes the adapter that
+// runs it on the agent's host, when it has one.
+func (s *Supervisor) place(ctx context.Context, a *executor.Adapter, p *StartParams) error {
+	if s.opts.Place == nil || p.AgentID == "" {
+		return nil
+	}
+	to, host, err := s.opts.Place(ctx, p.AgentID, *a)
+	if err != nil {
+		return err
+	}
+	if host != "" {
+		*a, p.hostID = to, host
+	}
+	return nil
 }
 
 // preflight refuses a run whose agent, mission or team has a paused cap
