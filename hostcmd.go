@@ -213,8 +213,8 @@ func hostServe(home, sock string, mock bool, stderr io.Writer) int {
 		switch k {
 		case "CLAWBOO_HOME":
 			return home
-		case config.EnvEnableMock:
-			if mock {
+		case config.EnvEnableMock, config.EnvMockWorktrees:
+			if mock { // the desktop offers the mock: it runs here too, in worktrees
 				return "1"
 			}
 		}

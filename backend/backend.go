@@ -40,6 +40,7 @@ import (
 	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/quota"
+	"github.com/clawboo/desktop/backend/remote"
 	"github.com/clawboo/desktop/backend/routines"
 	"github.com/clawboo/desktop/backend/runtimes"
 	"github.com/clawboo/desktop/backend/store"
@@ -113,6 +114,7 @@ type Backend struct {
 	stopQuota   context.CancelFunc
 
 	resolver     *proc.Resolver
+	placer       *remote.Placer // runs on hosts (hostsw.go)
 	watcher      *proc.Watcher
 	boardEvents  *bus.Broker[board.Event]
 	budgetEvents *bus.Broker[budget.Event]
@@ -200,7 +202,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	sup, err := supervisor.New(ctx, supervisor.Options{
 		Store: st, Registry: b.Registry, Log: b.log.With("part", "supervisor"), IdleTimeout: b.Config.IdleTimeout,
 		Board: b.Board, Worktrees: b.Worktrees, Budget: b.Budget, TeamCritic: b.teamCritic, TaskSecrets: b.taskSecrets,
-		Quota: b.door.Gate(), TeamMergeWhenGreen: b.teamMergeWhenGreen, AgentName: b.agentName,
+		Quota: b.door.Gate(), TeamMergeWhenGreen: b.teamMergeWhenGreen, AgentName: b.agentName, Place: b.place,
 	})
 	if err != nil {
 		b.closeWork()
@@ -310,7 +312,8 @@ func (b *Backend) openAgents() *agents.Service {
 			_, ok := b.Catalog.Descriptor(executor.ID(rt))
 			return ok || executor.ID(rt) == executor.OpenClaw
 		},
-		LiveAgent: b.Supervisor.AgentLive,
+		LiveAgent:  b.Supervisor.AgentLive,
+		HostExists: b.hostExists,
 	})
 }
 

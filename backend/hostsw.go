@@ -1,9 +1,15 @@
 package backend
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 
+	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/hosts"
+	"github.com/clawboo/desktop/backend/remote"
+	"github.com/clawboo/desktop/backend/store"
+	"github.com/clawboo/desktop/backend/supervisor"
 )
 
 // EnvSSHConfig names an ssh configuration file used instead of the
@@ -13,7 +19,8 @@ const EnvSSHConfig = "CLAWBOO_SSH_CONFIG"
 
 // openHosts makes the hosts service: the person's own ssh, found as every
 // program is, with Clawboo's known_hosts and shared connections under the
-// home.
+// home; the placer that runs work there; and the door's answer to "can
+// this agent's host take work now?".
 func (b *Backend) openHosts(opts Options) *hosts.Service {
 	ssh := &hosts.SSH{
 		Find: func(name string) (string, bool) {
@@ -26,10 +33,126 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 		Dir:     filepath.Join(b.Config.Home, "ssh"),
 		Config:  opts.Getenv(EnvSSHConfig),
 	}
-	return hosts.Open(hosts.Options{
+	svc := hosts.Open(hosts.Options{
 		Store: b.Store, SSH: ssh, Log: b.log.With("part", "hosts"), Programs: b.hostPrograms,
 		Version: opts.Version, Builds: hosts.Builds(opts.HostBuilds),
 	})
+	b.placer = remote.New(remote.Options{
+		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Mock: b.Config.EnableMock, Log: b.log.With("part", "remote"),
+	})
+	b.door.HostWait = b.hostWait
+	go b.wakeHostWork(svc) // ends when the service closes its events
+	return svc
+}
+
+// hostWindow is the window work waiting for a host is deferred under.
+func hostWindow(id string) string { return "host:" + id }
+
+// hostExists accepts a host an agent is placed on.
+func (b *Backend) hostExists(ctx context.Context, id string) bool {
+	if b.Hosts == nil {
+		return false
+	}
+	_, err := b.Hosts.Get(ctx, id)
+	return err == nil
+}
+
+// agentHost is the host an agent is placed on (false: this computer).
+func (b *Backend) agentHost(ctx context.Context, agentID string) (hosts.Host, bool, error) {
+	if b.Agents == nil || b.Hosts == nil || agentID == "" {
+		return hosts.Host{}, false, nil
+	}
+	ag, err := b.Agents.Get(ctx, agentID)
+	if err != nil || ag.HostID == nil {
+		return hosts.Host{}, false, nil
+	}
+	h, err := b.Hosts.Get(ctx, *ag.HostID)
+	if err != nil {
+		return hosts.Host{}, true, fmt.Errorf("%s is placed on a host that was removed: place it again on its page", ag.Name)
+	}
+	return h, true, nil
+}
+
+// hostWait is the door's question: why the agent's host cannot take work
+// now ("" when it can, or the agent runs here).
+func (b *Backend) hostWait(ctx context.Context, agentID string) (string, string) {
+	h, placed, err := b.agentHost(ctx, agentID)
+	if !placed || err != nil {
+		return "", "" // here, or refused by Place in words
+	}
+	if h.State != hosts.Ready {
+		return hostWindow(h.ID), fmt.Sprintf("%s is %s: %s", h.Name, stateWords(h.State), h.Reason)
+	}
+	if n := b.liveOn(h.ID); h.Concurrency > 0 && n >= h.Concurrency {
+		return hostWindow(h.ID), fmt.Sprintf("%s is running %d of its %d runs at once", h.Name, n, h.Concurrency)
+	}
+	return "", ""
+}
+
+// liveOn counts the live runs on a host.
+func (b *Backend) liveOn(hostID string) int {
+	n := 0
+	for _, r := range b.Supervisor.LiveRuns() {
+		if r.HostID != nil && *r.HostID == hostID {
+			n++
+		}
+	}
+	return n
+}
+
+// place is the supervisor's Place: an agent placed on a host runs there,
+// through the placer's adapter.
+func (b *Backend) place(ctx context.Context, agentID string, a executor.Adapter) (executor.Adapter, string, error) {
+	h, placed, err := b.agentHost(ctx, agentID)
+	if !placed {
+		return a, "", nil
+	}
+	if err != nil {
+		return nil, "", &supervisor.Refusal{Reason: "host_gone", Msg: err.Error()}
+	}
+	if a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {
+		return nil, "", &supervisor.Refusal{Reason: "connected_substrate", Msg: a.Name() + " runs in its own Gateway, not on a host"}
+	}
+	return b.placer.Adapter(a, h.ID), h.ID, nil
+}
+
+// wakeHostWork starts the work waiting for a host when the host comes
+// back, and when a run there ends (a slot freed).
+func (b *Backend) wakeHostWork(svc *hosts.Service) {
+	ctx := context.Background()
+	hs := svc.Events.Subscribe(16)
+	defer hs.Close()
+	hs.Only(func(h hosts.Host) bool { return h.State == hosts.Ready })
+	runs := b.Supervisor.Updates.Subscribe(64)
+	defer runs.Close()
+	runs.Only(func(r store.Run) bool { return r.HostID != nil && !r.Live() })
+	for {
+		select {
+		case h, ok := <-hs.C():
+			if !ok {
+				return
+			}
+			b.Quota.Wake(ctx, hostWindow(h.ID))
+		case r, ok := <-runs.C():
+			if !ok {
+				return
+			}
+			b.Quota.Wake(ctx, hostWindow(*r.HostID))
+		}
+	}
+}
+
+// stateWords is a host's state as a sentence says it.
+func stateWords(st hosts.State) string {
+	switch st {
+	case hosts.UnknownHostKey:
+		return "waiting for its host key to be accepted"
+	case hosts.HostKeyChanged:
+		return "refused (its host key changed)"
+	case hosts.VersionMismatch:
+		return "not running this Clawboo's version"
+	}
+	return string(st)
 }
 
 // hostPrograms are the catalog's runtimes a host is searched for: each

@@ -63,6 +63,9 @@ type Service struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	busy   map[string]bool // hosts being probed
+
+	connMu sync.Mutex
+	conns  map[string]Conn // hosts' servers reached, by host id (conn.go)
 }
 
 // Options wire the service.
@@ -91,7 +94,7 @@ func Open(o Options) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{
 		st: o.Store, ssh: o.SSH, log: o.Log, now: time.Now, Events: bus.New[Host](0), programs: o.Programs,
-		version: o.Version, builds: o.Builds, ctx: ctx, cancel: cancel, busy: map[string]bool{},
+		version: o.Version, builds: o.Builds, ctx: ctx, cancel: cancel, busy: map[string]bool{}, conns: map[string]Conn{},
 	}
 }
 
@@ -99,6 +102,15 @@ func Open(o Options) *Service {
 func (s *Service) Close() {
 	s.cancel()
 	s.wg.Wait()
+	s.connMu.Lock()
+	ids := make([]string, 0, len(s.conns))
+	for id := range s.conns {
+		ids = append(ids, id)
+	}
+	s.connMu.Unlock()
+	for _, id := range ids {
+		s.Forget(id)
+	}
 	// The shared connections would linger for ControlPersist after Clawboo
 	// quit: each is told to exit (a host's own server goes on).
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

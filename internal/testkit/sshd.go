@@ -252,6 +252,12 @@ LogLevel ERROR
 	}
 }
 
+// Restart starts the server again after Stop, on the same port and key.
+func (s *SSHD) Restart() error {
+	s.Stop()
+	return s.start()
+}
+
 // Stop stops the server (its sessions' processes go on).
 func (s *SSHD) Stop() {
 	if s.cmd != nil && s.cmd.Process != nil {

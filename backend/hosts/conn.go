@@ -1,0 +1,152 @@
+package hosts
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Conn is a ready host as a run reaches it: its server's API (Remote,
+// over the forwarded socket) and git's way to its clones.
+type Conn struct {
+	Host        Host
+	Destination Destination
+	Remote      Remote
+}
+
+// GitURL is the URL git reaches a path under the host user's home by
+// (git's own ssh transport expands the ~).
+func (c Conn) GitURL(path string) string {
+	base := c.Destination.Target
+	if !strings.HasPrefix(base, "ssh://") {
+		base = "ssh://" + base
+	}
+	return base + "/~/" + strings.TrimPrefix(path, "/")
+}
+
+// GitSSHCommand is git's GIT_SSH_COMMAND for this Clawboo: the person's
+// ssh with the same options as every other ssh (batch mode, strict host
+// keys against both known_hosts files, the shared connection), each word
+// quoted for the shell git hands it to.
+func (s *SSH) GitSSHCommand() (string, error) {
+	bin, ok := s.Find("ssh")
+	if !ok {
+		return "", fmt.Errorf("ssh is not installed on this computer (OpenSSH's client is needed to reach other machines)")
+	}
+	words := append([]string{bin}, s.options()...)
+	for i, w := range words {
+		words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " "), nil
+}
+
+// Connect answers a ready host's connection, starting its server and the
+// forward when none answers (the first run, or after the link dropped).
+// A host that is not ready is refused with its state in words.
+func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, error) {
+	h, err := s.Get(ctx, id)
+	if err != nil {
+		return Conn{}, err
+	}
+	if h.State != Ready {
+		return Conn{}, fmt.Errorf("%s is %s: %s", h.Name, words(h.State), orWords(h.Reason, "not ready"))
+	}
+	d, err := ParseDestination(h.Destination)
+	if err != nil {
+		return Conn{}, err
+	}
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if c, ok := s.conns[id]; ok && alive(ctx, c.Remote) {
+		c.Host = h
+		return c, nil
+	}
+	if c, ok := s.conns[id]; ok {
+		_ = s.ssh.StopForward(ctx, d, c.Remote) // a forward on a dead connection
+		delete(s.conns, id)
+	}
+	r, err := s.ssh.StartRemote(ctx, d, mock)
+	if err != nil {
+		return Conn{}, fmt.Errorf("%s: %w", h.Name, err)
+	}
+	c := Conn{Host: h, Destination: d, Remote: r}
+	s.conns[id] = c
+	return c, nil
+}
+
+// Forget drops a host's connection after a request through it failed, so
+// the next Connect makes a new one.
+func (s *Service) Forget(id string) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if c, ok := s.conns[id]; ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.ssh.StopForward(ctx, c.Destination, c.Remote)
+		delete(s.conns, id)
+	}
+}
+
+// HostRepo makes (once) the host's clone of a repository, under
+// ~/.clawboo-host/repos/<key>, and answers its absolute path there. key
+// names the repository (its hash); it is checked here, since it reaches a
+// shell.
+func (s *Service) HostRepo(ctx context.Context, c Conn, key string) (string, error) {
+	for _, r := range key {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') || len(key) > 64 {
+			return "", fmt.Errorf("a repository key is lowercase hex, not %q", key)
+		}
+	}
+	out, err := s.ssh.Exec(ctx, c.Destination, `command -v git >/dev/null || { echo "git is not installed here" >&2; exit 3; }; `+
+		`d="$HOME/.clawboo-host/repos/`+key+`"; mkdir -p "$HOME/.clawboo-host/repos" && { test -d "$d/.git" || git init -q "$d"; } && cd "$d" && pwd`)
+	if err != nil {
+		return "", err
+	}
+	if out.Code != 0 {
+		return "", fmt.Errorf("%s: the repository's clone could not be made there: %s", c.Host.Name, orWords(lastLine(out.Stderr), fmt.Sprintf("exit %d", out.Code)))
+	}
+	return strings.TrimSpace(lastLine(out.Stdout)), nil
+}
+
+// BornHead gives the host's clone of a repository a HEAD once it has
+// none (a fresh clone's first push): the host's Clawboo takes only a
+// repository with a commit. commit is checked here, since it reaches a
+// shell.
+func (s *Service) BornHead(ctx context.Context, c Conn, key, commit string) error {
+	for _, r := range key + commit {
+		if !(r >= 'a' && r <= 'f' || r >= '0' && r <= '9') || len(key) > 64 || len(commit) > 64 {
+			return fmt.Errorf("%q or %q is not hex", key, commit)
+		}
+	}
+	out, err := s.ssh.Exec(ctx, c.Destination, `cd "$HOME/.clawboo-host/repos/`+key+`" && { git rev-parse -q --verify HEAD >/dev/null || git update-ref --no-deref HEAD `+commit+`; }`)
+	if err != nil {
+		return err
+	}
+	if out.Code != 0 {
+		return fmt.Errorf("%s: the clone's first commit was not set: %s", c.Host.Name, orWords(lastLine(out.Stderr), fmt.Sprintf("exit %d", out.Code)))
+	}
+	return nil
+}
+
+// alive says the host's server answers through r.
+func alive(ctx context.Context, r Remote) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://localhost/api/health", nil)
+	res, err := r.Do(req)
+	if err != nil {
+		return false
+	}
+	res.Body.Close()
+	return res.StatusCode == http.StatusOK
+}
+
+// words is a state as a sentence says it.
+func words(st State) string {
+	return strings.ReplaceAll(string(st), "-", " ")
+}
+
+// GitSSHCommand is the SSH's GitSSHCommand.
+func (s *Service) GitSSHCommand() (string, error) { return s.ssh.GitSSHCommand() }

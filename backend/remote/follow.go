@@ -1,0 +1,225 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/worktree"
+)
+
+// maxEventLine bounds one line of the host's event stream.
+const maxEventLine = 8 << 20
+
+// orphaned starts the done event a host's server writes for a run it
+// found live when it started (backend/supervisor's recovery): the server
+// that ran it stopped mid-run.
+const orphaned = "orphaned:"
+
+// errNoDone is a stream that ended before its run's done event.
+var errNoDone = errors.New("the host's event stream ended before the run did")
+
+// follow takes the host's events until its run is done, re-attaching
+// after a dropped link (resuming after the last sequence number taken),
+// then brings the task's branch back and ends the run here.
+func (r *run) follow() {
+	o := r.a.p.o
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.em.Abandoned(): // the supervisor stopped reading: nothing more is wanted
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	deadline := time.Now().Add(o.Reattach)
+	wait := 250 * time.Millisecond
+	for {
+		before := r.last
+		done, err := r.stream(ctx)
+		if done != nil {
+			r.end(ctx, *done)
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if r.last > before {
+			deadline = time.Now().Add(o.Reattach) // it was flowing: the window starts again
+		}
+		o.Log.Info("the link to a host's run dropped; re-attaching", "host", r.conn.Host.Name, "run", r.id, "after", r.last, "err", err)
+		if lost, why := r.reattach(ctx); lost {
+			r.lose(ctx, why)
+			return
+		}
+		if time.Now().After(deadline) {
+			r.lose(ctx, fmt.Sprintf("%s could not be reached for %s (%v)", r.conn.Host.Name, o.Reattach, err))
+			return
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// stream reads the host run's events after r.last and emits each here; it
+// answers the done event when the stream reaches it.
+func (r *run) stream(ctx context.Context) (*executor.Event, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://localhost/api/runs/"+r.hostRun+"/events", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Last-Event-ID", strconv.FormatInt(r.last, 10))
+	r.mu.Lock()
+	remote := r.conn.Remote
+	r.mu.Unlock()
+	res, err := remote.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("the host answered %s for the run's events", res.Status)
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), maxEventLine)
+	var data strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		if line != "" {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				if data.Len() > 0 {
+					data.WriteByte('\n')
+				}
+				data.WriteString(strings.TrimPrefix(d, " "))
+			}
+			continue // id:, event: and comments (pings) add nothing the data lacks
+		}
+		if data.Len() == 0 {
+			continue
+		}
+		var ev executor.Event
+		err := json.Unmarshal([]byte(data.String()), &ev)
+		data.Reset()
+		if err != nil {
+			return nil, fmt.Errorf("the host sent an event that is not one: %w", err)
+		}
+		if ev.Seq <= r.last {
+			continue // already taken before the link dropped
+		}
+		r.last = ev.Seq
+		if ev.Kind == executor.KindDone {
+			return &ev, nil
+		}
+		ev.RunID, ev.Seq = "", 0
+		if err := r.em.Emit(ctx, ev); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return nil, errNoDone
+}
+
+// reattach reaches the host again after the link dropped; it reports the
+// run lost (and why) when the host answers but its server no longer has
+// the run going.
+func (r *run) reattach(ctx context.Context) (bool, string) {
+	o := r.a.p.o
+	o.Hosts.Forget(r.a.host)
+	conn, err := o.Hosts.Connect(ctx, r.a.host, o.Mock)
+	if err != nil {
+		return false, ""
+	}
+	r.mu.Lock()
+	r.conn = conn
+	r.mu.Unlock()
+	var st struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+	}
+	err = r.call(ctx, "GET", "/api/runs/"+r.hostRun, nil, &st)
+	var he *hostError
+	if errors.As(err, &he) && he.code == http.StatusNotFound {
+		return true, fmt.Sprintf("the Clawboo server on %s no longer knows the run", conn.Host.Name)
+	}
+	return false, "" // live, or ended with its done still to read: the stream says which
+}
+
+// lose ends the run failed: its host is lost. The host's branch keeps
+// what was done.
+func (r *run) lose(ctx context.Context, why string) {
+	msg := "Host lost: " + why + "."
+	if r.wt != nil {
+		msg += " The work so far stays on the host's branch."
+	}
+	done := executor.Event{Kind: executor.KindDone, Reason: executor.DoneError, Summary: msg, Message: msg, Code: "host_lost"}
+	_ = r.em.Emit(ctx, done)
+}
+
+// end brings a task's branch back when its run there finished, then
+// emits the host's done event here. A run the host's server found
+// orphaned (it stopped mid-run) is lost, not finished.
+func (r *run) end(ctx context.Context, done executor.Event) {
+	if done.Reason == executor.DoneError && (strings.HasPrefix(done.Summary, orphaned) || strings.HasPrefix(done.Message, orphaned)) {
+		r.lose(ctx, fmt.Sprintf("the Clawboo server on %s stopped while the run was live", r.conn.Host.Name))
+		return
+	}
+	if r.wt != nil {
+		if err := r.takeBack(ctx); err != nil {
+			msg := "The run on " + r.conn.Host.Name + " ended, but its work could not be brought back: " + err.Error()
+			if done.Reason == executor.DoneSuccess {
+				done = executor.Event{
+					Kind: executor.KindDone, Reason: executor.DoneError, Summary: msg, Message: msg, Code: "host_fetch",
+					CostUSD: done.CostUSD, Usage: done.Usage, Estimated: done.Estimated,
+				}
+			} else {
+				r.a.p.o.Log.Warn("a host's work not brought back", "host", r.conn.Host.Name, "run", r.id, "err", err)
+			}
+		}
+	}
+	done.RunID, done.Seq = "", 0
+	_ = r.em.Emit(ctx, done)
+}
+
+// takeBack waits for the host's task to be settled (its work committed)
+// and fetches its branch into the task's branch here.
+func (r *run) takeBack(ctx context.Context) error {
+	var t struct {
+		Task struct {
+			Status string  `json:"status"`
+			RunID  *string `json:"runId"`
+		} `json:"task"`
+	}
+	for deadline := time.Now().Add(r.a.p.o.Reattach); ; {
+		err := r.call(ctx, "GET", "/api/board/"+r.hostTask, nil, &t)
+		if err == nil && t.Task.RunID == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the host's task did not settle (%v)", err)
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	_, err := r.a.p.o.Worktrees.TakeFrom(ctx, *r.wt, r.transport, "refs/heads/clawboo/task-"+r.hostTask)
+	if errors.Is(err, worktree.ErrNoHostBranch) {
+		return nil // nothing changed there: the branch here is as it was sent
+	}
+	return err
+}

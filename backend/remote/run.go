@@ -1,0 +1,208 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/hosts"
+	"github.com/clawboo/desktop/backend/worktree"
+)
+
+// run is one run on a host, as this computer follows it.
+type run struct {
+	a   *adapter
+	req executor.StartRequest
+	id  executor.RunID
+	em  *executor.Emitter
+
+	mu      sync.Mutex
+	conn    hosts.Conn
+	hostRun string
+
+	// A task run's worktree here, its task on the host and git's way there.
+	wt        *worktree.Worktree
+	hostTask  string
+	transport worktree.Transport
+
+	last     int64 // the host's last sequence number taken
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when a person (or the supervisor) stops it
+}
+
+// maxAnswer bounds an API answer read from the host.
+const maxAnswer = 4 << 20
+
+// launch reaches the host and starts the run there.
+func (r *run) launch(ctx context.Context) error {
+	o := r.a.p.o
+	conn, err := o.Hosts.Connect(ctx, r.a.host, o.Mock)
+	if err != nil {
+		return err
+	}
+	r.conn = conn
+	body := map[string]any{"wait": false, "message": r.req.Message, "context": r.req.Context, "model": r.req.Model}
+	if taskID, ok := strings.CutPrefix(r.req.SessionKey, "task:"); ok && r.req.WorkDir != "" && o.Board != nil {
+		hostTask, err := r.sendTask(ctx, taskID)
+		if err != nil {
+			return err
+		}
+		body["taskId"] = hostTask
+	}
+	var out struct {
+		RunID string `json:"runId"`
+	}
+	if err := r.call(ctx, "POST", "/api/runtimes/"+string(r.a.inner.ID())+"/run", body, &out); err != nil {
+		return fmt.Errorf("%s did not start the run: %w", conn.Host.Name, err)
+	}
+	if out.RunID == "" {
+		return fmt.Errorf("%s did not start the run: it named no run", conn.Host.Name)
+	}
+	r.mu.Lock()
+	r.hostRun = out.RunID
+	r.mu.Unlock()
+	return nil
+}
+
+// sendTask pushes the task's branch to the host's clone of its repository
+// and makes the host's own task of it there: its worktree, setup and ports
+// are the host's.
+func (r *run) sendTask(ctx context.Context, taskID string) (string, error) {
+	o := r.a.p.o
+	rec, err := o.Board.Worktree(ctx, taskID)
+	if err != nil {
+		return "", fmt.Errorf("the task's worktree: %w", err)
+	}
+	t, err := o.Board.Get(ctx, taskID)
+	if err != nil {
+		return "", err
+	}
+	wt := worktree.Worktree{TaskID: taskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath), Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
+	key := wt.RepoHash
+	repo, err := o.Hosts.HostRepo(ctx, r.conn, key)
+	if err != nil {
+		return "", err
+	}
+	sshCmd, err := o.Hosts.GitSSHCommand()
+	if err != nil {
+		return "", err
+	}
+	r.transport = worktree.Transport{URL: r.conn.GitURL(".clawboo-host/repos/" + key), SSHCommand: sshCmd}
+	branch := "clawboo-desktop/" + taskID
+	tip, err := o.Worktrees.SendTo(ctx, wt, r.transport, "refs/heads/"+branch)
+	if err != nil {
+		return "", err
+	}
+	if err := o.Hosts.BornHead(ctx, r.conn, key, tip); err != nil {
+		return "", err
+	}
+	body := map[string]any{
+		"title": t.Title, "kind": string(t.Kind), "repoPath": repo, "baseRef": branch, "baseBranch": branch,
+		// The critic, merges and pull requests are this computer's.
+		"critic": "off",
+	}
+	if t.VerifyCommand != nil {
+		body["verifyCommand"] = *t.VerifyCommand
+	}
+	var made struct {
+		Task struct {
+			ID string `json:"id"`
+		} `json:"task"`
+	}
+	if err := r.call(ctx, "POST", "/api/board", body, &made); err != nil {
+		return "", fmt.Errorf("%s did not take the task: %w", r.conn.Host.Name, err)
+	}
+	r.wt, r.hostTask = &wt, made.Task.ID
+	return made.Task.ID, nil
+}
+
+// call sends one request to the host's API and decodes its answer into
+// out (nil: dropped); an answer that is not 2xx is an error in the host's
+// words.
+func (r *run) call(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://localhost"+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	r.mu.Lock()
+	remote := r.conn.Remote
+	r.mu.Unlock()
+	res, err := remote.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
+	if err != nil {
+		return err
+	}
+	if res.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return &hostError{code: res.StatusCode, msg: e.Error}
+		}
+		return &hostError{code: res.StatusCode, msg: http.StatusText(res.StatusCode)}
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(data, out)
+}
+
+// hostError is the host's API refusing a request.
+type hostError struct {
+	code int
+	msg  string
+}
+
+func (e *hostError) Error() string { return e.msg }
+
+// ID, and the run's controls, reach the host's run.
+func (r *run) ID() executor.RunID            { return r.id }
+func (r *run) Events() <-chan executor.Event { return r.em.Events() }
+
+func (r *run) Abort(ctx context.Context) error {
+	r.stopOnce.Do(func() { close(r.stopped) })
+	err := r.call(ctx, "POST", "/api/runs/"+r.hostRun+"/abort", map[string]any{}, nil)
+	var he *hostError
+	if err != nil && !(errors.As(err, &he) && (he.code == http.StatusNotFound || he.code == http.StatusConflict)) {
+		return err
+	}
+	return nil
+}
+
+func (r *run) SetModel(ctx context.Context, model string) error {
+	return r.call(ctx, "POST", "/api/runs/"+r.hostRun+"/model", map[string]any{"model": model}, nil)
+}
+
+func (r *run) WriteContext(context.Context, string, string) error { return executor.ErrUnsupported }
+
+func (r *run) Steer(ctx context.Context, s executor.Steer) (executor.SteerResult, error) {
+	var out struct {
+		Result executor.SteerResult `json:"result"`
+	}
+	if err := r.call(ctx, "POST", "/api/runs/"+r.hostRun+"/steer", s, &out); err != nil {
+		return executor.SteerRejected, err
+	}
+	return out.Result, nil
+}
