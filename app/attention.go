@@ -46,6 +46,7 @@ type attention struct {
 	pending   map[string]bool    // every pending request (for the tray)
 	running   map[string]bool    // live task runs
 	live      map[string]bool    // every live run
+	onHost    map[string]string  // live runs on another machine → its host
 }
 
 // popupAnswer is what a person did with a popup.
@@ -128,7 +129,10 @@ type attentionOptions struct {
 	Notify    notifier // nil: no notifications
 	// Status receives the tray's counts whenever they change; nil: none.
 	Status func(pendingApprovals, runningTasks, liveRuns int)
-	Log    *slog.Logger
+	// HostRuns receives the live runs per host (host id → count) whenever
+	// they change; nil: none.
+	HostRuns func(perHost map[string]int)
+	Log      *slog.Logger
 }
 
 func newAttention(o attentionOptions) *attention {
@@ -137,7 +141,7 @@ func newAttention(o attentionOptions) *attention {
 	}
 	return &attention{
 		o: o, answers: make(chan popupAnswer, 16), stop: make(chan struct{}), done: make(chan struct{}),
-		dismissed: map[string]bool{}, pending: map[string]bool{}, running: map[string]bool{}, live: map[string]bool{},
+		dismissed: map[string]bool{}, pending: map[string]bool{}, running: map[string]bool{}, live: map[string]bool{}, onHost: map[string]string{},
 	}
 }
 
@@ -319,8 +323,12 @@ func (a *attention) onRun(ctx context.Context, r store.Run) {
 	ended := r.EndedAt != nil
 	if ended {
 		delete(a.live, r.ID)
+		delete(a.onHost, r.ID)
 	} else {
 		a.live[r.ID] = true
+		if r.HostID != nil {
+			a.onHost[r.ID] = *r.HostID
+		}
 	}
 	if r.TaskID != nil {
 		if ended {
@@ -363,6 +371,13 @@ func (a *attention) notifyTask(ctx context.Context, r store.Run) {
 func (a *attention) status() {
 	if a.o.Status != nil {
 		a.o.Status(len(a.pending), len(a.running), len(a.live))
+	}
+	if a.o.HostRuns != nil {
+		per := map[string]int{}
+		for _, h := range a.onHost {
+			per[h]++
+		}
+		a.o.HostRuns(per)
 	}
 }
 

@@ -333,3 +333,22 @@ func TestPopupOffersAllowForTheSessionWhereTheAgentDoes(t *testing.T) {
 		t.Fatalf("answer %+v", r)
 	}
 }
+
+// The tray counts the live runs on each other machine, and forgets a run
+// when it ends.
+func TestTrayCountsRunsPerHost(t *testing.T) {
+	var got []map[string]int
+	a := newAttention(attentionOptions{HostRuns: func(per map[string]int) { got = append(got, per) }})
+	host, ended := "h1", int64(1)
+	ctx := context.Background()
+	a.onRun(ctx, store.Run{ID: "r1", HostID: &host})
+	a.onRun(ctx, store.Run{ID: "r2", HostID: &host})
+	a.onRun(ctx, store.Run{ID: "r3"})
+	if last := got[len(got)-1]; last["h1"] != 2 || len(last) != 1 {
+		t.Fatalf("two runs on h1 and one here: %v", last)
+	}
+	a.onRun(ctx, store.Run{ID: "r1", HostID: &host, EndedAt: &ended})
+	if last := got[len(got)-1]; last["h1"] != 1 {
+		t.Fatalf("after one ended: %v", last)
+	}
+}

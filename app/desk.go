@@ -86,6 +86,17 @@ func (s *shell) startDesk(b *backend.Backend, icon []byte) {
 			return ""
 		},
 	})
+	if d.tray != nil && b.Hosts != nil {
+		d.att.o.HostRuns = func(per map[string]int) {
+			d.tray.SetHosts(hostsLine(per, func(id string) string {
+				h, err := b.Hosts.Get(context.Background(), id)
+				if err != nil {
+					return ""
+				}
+				return h.Name
+			}))
+		}
+	}
 	d.att.o.Popups = newPopupUI(d.att.answer)
 	d.att.start(s.ctx)
 	if notify != nil && b.Routines != nil {

@@ -44,6 +44,7 @@ type tray struct {
 	pause     *systray.MenuItem
 	status    [3]int
 	quota     string // the tightest usage window in words ("" when none)
+	hosts     string // live runs per host in words ("" when none)
 }
 
 // trayIconSize is the edge of the icon sent over D-Bus (hosts scale it).
@@ -121,9 +122,25 @@ func (t *tray) SetQuota(line string) {
 	}
 }
 
+// SetHosts shows the live runs per host under the counts ("" hides it).
+func (t *tray) SetHosts(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.hosts == line {
+		return
+	}
+	t.hosts = line
+	if t.ready {
+		t.setTooltip()
+	}
+}
+
 // setTooltip writes the counts and the tightest window (t.mu held).
 func (t *tray) setTooltip() {
 	tip := fmt.Sprintf("Clawboo: %s waiting, %s running", plural(t.status[0], "approval"), plural(t.status[1], "task"))
+	if t.hosts != "" {
+		tip += "\n" + t.hosts
+	}
 	if t.quota != "" {
 		tip += "\n" + t.quota
 	}
