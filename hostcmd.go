@@ -233,7 +233,7 @@ func hostServe(home, sock string, mock bool, stderr io.Writer) int {
 	defer lock.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	b, err := backend.New(ctx, backend.Options{Config: cfg, Log: log, Version: version, Getenv: getenv, Bridge: selfBridge()})
+	b, err := backend.New(ctx, backend.Options{Config: cfg, Log: log, Version: version, Getenv: getenv, Bridge: selfBridge(), HostServer: true})
 	if err != nil {
 		fmt.Fprintln(stderr, "clawboo host:", err)
 		return 1

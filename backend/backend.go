@@ -71,6 +71,10 @@ type Options struct {
 	// URL is appended) for ACP agents that take MCP servers only as stdio
 	// children. nil: those agents run without Clawboo's MCP servers.
 	Bridge []string
+	// HostServer: this is a host's server (`clawboo host`), which takes the
+	// keys a desktop sends with a run (POST …/run {env}) and keeps them in
+	// memory for that run only.
+	HostServer bool
 }
 
 // Backend is a running Clawboo backend.
@@ -262,8 +266,8 @@ func (b *Backend) openAPI(opts Options) *api.API {
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, ACPAgents: b.acp,
-		Hosts: b.Hosts,
-		Log:   b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
+		Hosts: b.Hosts, RunEnv: opts.HostServer,
+		Log: b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
 }
 

@@ -330,3 +330,42 @@ func TestWorkWaitsForAnUnreachableHost(t *testing.T) {
 		return task.Status == "in_review", string(task.Status)
 	})
 }
+
+// TestSecretsReachTheHostInMemoryOnly: a task's secret goes with its run
+// to the host's server, reaches the run there, and is found nowhere under
+// the host user's home, in any process's command line, or in the host
+// user's processes' environments after the run.
+func TestSecretsReachTheHostInMemoryOnly(t *testing.T) {
+	r := newHostRig(t)
+	sentinel := "sk-host-sentinel-" + strings.ReplaceAll(t.Name(), "Test", "") + "-7f3a9c"
+	if code := e2eDo(t, authed(r.b), "PUT", "/api/secrets/HOST_SENTINEL", map[string]any{"value": sentinel}, nil); code/100 != 2 {
+		t.Fatalf("secret: %d", code)
+	}
+	var out struct {
+		Task struct{ ID string } `json:"task"`
+	}
+	if code := e2eDo(t, authed(r.b), "POST", "/api/board", map[string]any{
+		"title": "Use the secret", "description": "!hasenv HOST_SENTINEL\n!write USED.md used\n!ok done",
+		"kind": "code", "repoPath": r.repo, "assigneeAgentId": r.agent, "secrets": []string{"HOST_SENTINEL"},
+	}, &out); code != http.StatusCreated {
+		t.Fatalf("task: %d", code)
+	}
+	res := r.run(t, out.Task.ID, true)
+	if res["status"] != "succeeded" {
+		t.Fatalf("the run: %v", res)
+	}
+	want := fmt.Sprintf("HOST_SENTINEL is set (%d bytes)", len(sentinel))
+	r.waitEvent(t, res["runId"].(string), want)
+	if out, _ := exec.Command("grep", "-rlF", sentinel, r.srv.UserHome).Output(); len(out) > 0 {
+		t.Fatalf("the secret is on the host's disk: %s", out)
+	}
+	if out, _ := exec.Command("ps", "-eo", "args").Output(); strings.Contains(string(out), sentinel) {
+		t.Fatal("the secret is in a process's command line")
+	}
+	pids, _ := exec.Command("pgrep", "-u", r.srv.User).Output()
+	for _, pid := range strings.Fields(string(pids)) {
+		if env, err := os.ReadFile("/proc/" + pid + "/environ"); err == nil && strings.Contains(string(env), sentinel) {
+			t.Fatalf("the secret is in the environment of the host user's process %s", pid)
+		}
+	}
+}

@@ -39,10 +39,34 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 	})
 	b.placer = remote.New(remote.Options{
 		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Mock: b.Config.EnableMock, Log: b.log.With("part", "remote"),
+		Keys: b.runtimeKeys,
 	})
 	b.door.HostWait = b.hostWait
 	go b.wakeHostWork(svc) // ends when the service closes its events
 	return svc
+}
+
+// runtimeKeys are a runtime's keys from the vault, by the names its
+// catalog card reads (a host's run takes them with it, in memory only).
+func (b *Backend) runtimeKeys(ctx context.Context, rt executor.ID) map[string]string {
+	out := map[string]string{}
+	if b.Catalog == nil || b.Vault == nil {
+		return out
+	}
+	d, ok := b.Catalog.Descriptor(rt)
+	if !ok {
+		return out
+	}
+	names := d.AltEnvVars
+	if d.EnvVar != nil {
+		names = append([]string{*d.EnvVar}, names...)
+	}
+	for _, n := range names {
+		if v, _ := b.Vault.Resolve(ctx, string(rt), n); v != "" {
+			out[n] = v
+		}
+	}
+	return out
 }
 
 // hostWindow is the window work waiting for a host is deferred under.

@@ -58,6 +58,9 @@ const MaxBody = 1 << 20
 
 // Options wire the API to the rest of the backend.
 type Options struct {
+	// RunEnv: this is a host's server, which takes the environment a
+	// desktop sends with a run (its keys; never recorded).
+	RunEnv     bool
 	Store      *store.Store
 	Supervisor *supervisor.Supervisor
 	Catalog    *runtimes.Catalog

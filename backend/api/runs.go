@@ -30,6 +30,10 @@ type startRunBody struct {
 	RepoPath        string `json:"repoPath"`
 	Kind            string `json:"kind"`
 	Model           string `json:"model"`
+	// Env is the environment a desktop sends its host's server with a
+	// run: the runtime's keys and the task's secrets, for that run's child
+	// only (refused by any other server).
+	Env map[string]string `json:"env"`
 }
 
 // runResult is the answer to a waited run.
@@ -76,6 +80,9 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 		empty := ""
 		body.Message = &empty
 	}
+	if !a.checkRunEnv(w, body.Env) {
+		return
+	}
 	if body.AgentID != "" {
 		if !agentIDPattern().MatchString(body.AgentID) {
 			writeError(w, http.StatusBadRequest, "invalid agentId: use letters, digits, '_' and '-'")
@@ -93,7 +100,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	}
 	h, err := a.opts.Supervisor.Start(r.Context(), supervisor.StartParams{
 		RuntimeID: rt, Message: *body.Message, Context: body.Context, AgentID: body.AgentID,
-		TaskID: body.TaskID, RepoPath: body.RepoPath, Kind: body.Kind, Model: body.Model,
+		TaskID: body.TaskID, RepoPath: body.RepoPath, Kind: body.Kind, Model: body.Model, Env: body.Env,
 	})
 	_, listed := a.opts.Catalog.Descriptor(rt)
 	if startFailed(w, rt, listed, err) {

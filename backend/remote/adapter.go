@@ -19,6 +19,10 @@ type Options struct {
 	// Mock: this Clawboo offers the mock runtime, so the host's does too.
 	Mock bool
 	Log  *slog.Logger
+	// Keys are the runtime's keys from this computer's vault (env name →
+	// value), sent with each run to the host's server, which keeps them in
+	// memory for that run's child only. nil: none.
+	Keys func(ctx context.Context, runtime executor.ID) map[string]string
 	// Reattach is how long a dropped link is tried again before the run
 	// is lost (default 2 minutes).
 	Reattach time.Duration

@@ -56,6 +56,9 @@ func (r *run) launch(ctx context.Context) error {
 		}
 		body["taskId"] = hostTask
 	}
+	if env := r.env(ctx); len(env) > 0 {
+		body["env"] = env
+	}
 	var out struct {
 		RunID string `json:"runId"`
 	}
@@ -69,6 +72,24 @@ func (r *run) launch(ctx context.Context) error {
 	r.hostRun = out.RunID
 	r.mu.Unlock()
 	return nil
+}
+
+// env is what the run's child needs from here: the runtime's keys and the
+// task's secrets. This computer's ports are not sent (the host's
+// worktree has its own).
+func (r *run) env(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	if k := r.a.p.o.Keys; k != nil {
+		for name, v := range k(ctx, r.a.inner.ID()) {
+			out[name] = v
+		}
+	}
+	for name, v := range r.req.Env {
+		if name != "CLAWBOO_PORT" && name != "CLAWBOO_PORTS" {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // sendTask pushes the task's branch to the host's clone of its repository

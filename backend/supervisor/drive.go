@@ -171,6 +171,14 @@ func (l *liveRun) drive() {
 		l.finish(&o)
 		return
 	}
+	for k, v := range l.params.Env {
+		if req.Env == nil {
+			req.Env = map[string]string{}
+		}
+		if _, host := req.Env[k]; !host { // this host's ports and secrets come first
+			req.Env[k] = v
+		}
+	}
 	req.Resume = l.resumeFor(ctx, req.SessionKey)
 	l.sessionKey = req.SessionKey
 	run, err := safeStart(ctx, l.adapter, req)

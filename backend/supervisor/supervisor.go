@@ -229,6 +229,10 @@ type StartParams struct {
 	TeamID string
 	// Delegate lets the run delegate (a team leader's turn only).
 	Delegate executor.DelegateFunc
+	// Env is what a desktop sent a host's server with the run (the
+	// runtime's keys, the task's secrets): given to the runtime's child,
+	// kept in memory for this run only, never recorded or logged.
+	Env map[string]string
 	// Reason says why the run was started (chat, team-turn, delegation,
 	// routine, api); it is logged with the run's start.
 	Reason string

@@ -37,6 +37,8 @@
 //	                                  and its result); "\n" in the task is a new line,
 //	                                  so the child's message can carry directives
 //	!critic <json>                    a scripted critic's answer (see below); ignored by other runs
+//	!hasenv <NAME>                    text saying whether the run was given NAME in its
+//	                                  environment (and its length), never its value
 //
 // A review run (the critic's: session key "review:<task>:<round>:<id>",
 // whose message quotes the task's description) plays none of the task's
@@ -120,7 +122,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 			return nil, ctx.Err()
 		}
 	}
-	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume, delegate: req.Delegate}
+	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume, delegate: req.Delegate, env: req.Env}
 	if a.worktrees {
 		r.workDir = req.WorkDir // without worktrees the mock has no folder to write in
 	}
@@ -138,6 +140,7 @@ type run struct {
 	toolSeq   int
 	texts     []string
 	delegate  executor.DelegateFunc // a leader's turn only (see !delegate)
+	env       map[string]string     // what the host gave the run's environment (!hasenv)
 }
 
 func (r *run) ID() executor.RunID            { return r.em.RunID() }
@@ -285,6 +288,14 @@ func (r *run) step(d Directive) bool {
 		}
 	case "write":
 		return r.write(d.Arg)
+	case "hasenv":
+		name := strings.TrimSpace(d.Arg)
+		text := name + " is not set"
+		if v, ok := r.env[name]; ok {
+			text = fmt.Sprintf("%s is set (%d bytes)", name, len(v))
+		}
+		r.texts = append(r.texts, text)
+		return r.emit(executor.Text(text))
 	case "delegate":
 		return r.delegateTo(d.Arg)
 	case "flood":
