@@ -3,15 +3,19 @@
 // which needs root): a destination with shell syntax is refused in words;
 // the host added by its ssh alias shows its key's fingerprint (the very
 // one sshd serves) and connects only once it is accepted, gets this
-// Clawboo's build (CLAWBOO_HOST_BUILDS), then says what it is; Remove asks
-// first. All by keyboard.
+// Clawboo's build (CLAWBOO_HOST_BUILDS), then says what it is; an agent is
+// placed on it from the agent's "Runs on" (by name), its task runs there and
+// the task's card and drawer say "on Build box" (then "on a removed host"
+// once Remove, which asks first, took the host). All by keyboard.
 //
 //   make build-headless && \
 //     (cd frontend && CLAWBOO_BIN=$PWD/../build/bin/clawboo-headless node --test e2e/hosts.test.mjs)
 //
 // Without root the suite is skipped (make test runs it as root, with
 // CLAWBOO_TEST_SSHD set, and then its absence fails it). With
-// HOSTS_SCREENSHOTS=<folder> it saves the section at 1280×800 and 800×600.
+// HOSTS_SCREENSHOTS=<folder> it saves the section, the agent dialog with its
+// "Runs on", the agent placed, and the task's card and drawer, at 1280×800
+// and 800×600.
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -67,6 +71,94 @@ before(async () => {
   browser = await launchBrowser();
 });
 
+const focusedTestid = (page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+
+/** Presses `key` (Tab, Shift+Tab) until the element with that test id has focus (at most `max` presses); fails otherwise. */
+async function tabTo(page, testid, key = 'Tab', max = 120) {
+  for (let i = 0; i < max; i++) {
+    if ((await focusedTestid(page)) === testid) return;
+    await page.keyboard.press(key);
+  }
+  assert.fail(`${key} never reached ${testid} (focus on ${await focusedTestid(page)})`);
+}
+
+/** Presses `key` (ArrowDown, ArrowUp) on the focused select until the option it shows reads `label`. */
+async function arrowTo(page, select, label, key = 'ArrowDown', max = 10) {
+  const shown = () => select.evaluate((el) => el.selectedOptions[0]?.textContent ?? '');
+  for (let i = 0; i < max; i++) {
+    if ((await shown()) === label) return;
+    await page.keyboard.press(key);
+  }
+  assert.fail(`${key} never chose ${JSON.stringify(label)} (shows ${JSON.stringify(await shown())})`);
+}
+
+/**
+ * By keyboard only, from wherever focus is on the settings page: Agents in
+ * the sidebar, the agent, Edit, "Runs on" set to the host by its name, Save;
+ * the API and the page then say it runs there.
+ */
+async function placeAgent(page, agent, hostName, hostId) {
+  await tabTo(page, 'nav-agents', 'Shift+Tab');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('agent-open').waitFor();
+  await tabTo(page, 'agent-open');
+  await page.keyboard.press('Enter');
+  await waitTestId(page, 'agent-title', new RegExp(`^${agent.name}$`));
+  assert.equal(await page.getByTestId('agent-detail-place').count(), 0, 'nothing said for this computer');
+  await tabTo(page, 'agent-edit');
+  await page.keyboard.press('Enter');
+  const dialog = page.getByTestId('agent-dialog');
+  await dialog.waitFor();
+  const runsOn = dialog.getByTestId('agent-host');
+  assert.equal(await dialog.getByText('Runs on', { exact: true }).count(), 1, 'a visible label');
+  await waitText(page, runsOn.locator('option').nth(1), new RegExp(`^${hostName}$`), 10_000, 'the host offered by name');
+  assert.deepEqual(await runsOn.locator('option').allTextContents(), ['This computer', hostName]);
+  await tabTo(page, 'agent-host');
+  await arrowTo(page, runsOn, hostName);
+  assert.equal(await runsOn.inputValue(), hostId);
+  assert.deepEqual(await axeProblems(page), [], 'the agent dialog with Runs on');
+  await shootSizes(page, SHOTS, 'agent-runs-on', () => runsOn.scrollIntoViewIfNeeded());
+  await tabTo(page, 'agent-save');
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'hidden' });
+  await waitTestId(page, 'agent-detail-place', new RegExp(`^on ${hostName}$`));
+  await waitTestId(page, 'agent-place', new RegExp(`^on ${hostName}$`));
+  assert.equal((await apiOk(world.server, 'GET', `/api/agents/${agent.id}`)).agent.hostId, hostId);
+  await shootSizes(page, SHOTS, 'agent-on-host');
+}
+
+/** By keyboard only, on the agent's page: Edit, "Runs on" back to this computer, Save; nothing is said of a place then. */
+async function bringBack(page, agent) {
+  await tabTo(page, 'agent-edit');
+  await page.keyboard.press('Enter');
+  const dialog = page.getByTestId('agent-dialog');
+  await dialog.waitFor();
+  const runsOn = dialog.getByTestId('agent-host');
+  await tabTo(page, 'agent-host');
+  await arrowTo(page, runsOn, 'This computer', 'ArrowUp');
+  await tabTo(page, 'agent-save');
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'hidden' });
+  await page.getByTestId('agent-detail-place').waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('agent-place').count(), 0);
+  assert.equal((await apiOk(world.server, 'GET', `/api/agents/${agent.id}`)).agent.hostId, null);
+}
+
+/** By keyboard only, from the sidebar: the board, where the task's card says `words` ("on Build box"), and so does its drawer. */
+async function boardSays(page, task, words, shots = '') {
+  await tabTo(page, 'nav-board', 'Shift+Tab');
+  await page.keyboard.press('Enter');
+  const card = page.locator(`[data-testid="task-card"][data-task-id="${task.id}"]`);
+  await waitText(page, card.getByTestId('task-host'), new RegExp(`^${words}$`), 10_000, 'the card');
+  if (shots) await shootSizes(page, SHOTS, shots, () => card.scrollIntoViewIfNeeded());
+  await tabTo(page, 'task-card');
+  await page.keyboard.press('Enter');
+  await waitTestId(page, 'task-facts-host', new RegExp(`^${words}$`));
+  if (shots) await shootSizes(page, SHOTS, `${shots}-drawer`, (p) => p.getByTestId('task-facts-host').scrollIntoViewIfNeeded());
+  await page.keyboard.press('Escape');
+  await page.getByTestId('task-drawer').waitFor({ state: 'detached' });
+}
+
 after(async () => {
   await browser?.close();
   await world?.close();
@@ -120,6 +212,19 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       assert.deepEqual([saved.concurrency, saved.concurrencyAuto], [3, false]);
       await shootSizes(page, SHOTS, 'settings-hosts-ready', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
 
+      // An agent placed on the host from its "Runs on", by the host's name, and brought back.
+      const { agent } = await apiOk(world.server, 'POST', '/api/agents', { name: 'Mock on the box', runtime: 'clawboo-mock' });
+      assert.equal(agent.hostId, null, 'a new agent runs on this computer');
+      await placeAgent(page, agent, 'Build box', saved.id);
+      // Its task runs there; the task keeps the host its last run went to after the agent comes back here.
+      const { task } = await apiOk(world.server, 'POST', '/api/board', { title: 'Look around', description: '!ok looked', kind: 'research', assigneeAgentId: agent.id });
+      const ran = await apiOk(world.server, 'POST', '/api/runtimes/clawboo-mock/run', { taskId: task.id, wait: true });
+      assert.deepEqual([ran.status, ran.task.hostId], ['succeeded', saved.id]);
+      await bringBack(page, agent);
+      await boardSays(page, task, 'on Build box', 'board-task-host');
+
+      await tabTo(page, 'nav-settings', 'Shift+Tab');
+      await page.keyboard.press('Enter');
       await row.getByTestId('host-remove').focus();
       await page.keyboard.press('Enter');
       const dialog = page.getByTestId('host-remove-dialog');
@@ -127,6 +232,7 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       assert.match(await dialog.textContent(), /Remove the host Build box\?/);
       await page.getByTestId('host-remove-confirm').click();
       await section.getByTestId('hosts-empty').waitFor();
+      await boardSays(page, task, 'on a removed host');
       assert.deepEqual(problems.filter((p) => !/status of 400/.test(p)), []);
     } finally {
       await context.close();

@@ -23,6 +23,7 @@ const nativeAgent: Agent = {
   },
   budgetUsd: 2.5,
   providerReady: false,
+  hostId: null,
   warnings: [],
   createdAt: 1,
   updatedAt: 2,

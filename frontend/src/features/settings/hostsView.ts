@@ -44,3 +44,56 @@ export function runtimeWords(h: Pick<Host, 'runtimes'>, runtimes: readonly Pick<
   const names = h.runtimes.map((id) => runtimes.find((r) => r.id === id)?.name ?? id);
   return `Runtimes there: ${names.join(', ')}`;
 }
+
+// ---- where work runs: the "Runs on" choice, and "on Build box" beside an agent or a task ----
+
+/** The place of an agent whose runs are not sent to a host. */
+export const THIS_COMPUTER = 'This computer';
+
+/** The state in words within a sentence ("unreachable", "its key needs your check"). */
+export function stateInline(h: Pick<Host, 'state'>): string {
+  const s = stateWords(h);
+  return `${s.charAt(0).toLowerCase()}${s.slice(1)}`;
+}
+
+/** A host as a choice names it: its name, and its state in words when not ready ("Build box — unreachable"). */
+export function hostChoiceLabel(h: Pick<Host, 'name' | 'state'>): string {
+  return h.state === 'ready' ? h.name : `${h.name} — ${stateInline(h)}`;
+}
+
+export interface HostChoice {
+  /** The host's id; "" for this computer. */
+  value: string;
+  label: string;
+}
+
+/**
+ * The "Runs on" choices: this computer, then each host by name. The chosen
+ * host (`current`) stays offered when the list no longer has it, said as
+ * removed once the list is read (as loading before).
+ */
+export function hostChoices(hosts: readonly Pick<Host, 'id' | 'name' | 'state'>[], current: string | null, loaded: boolean): HostChoice[] {
+  const out: HostChoice[] = [{ value: '', label: THIS_COMPUTER }];
+  if (current && !hosts.some((h) => h.id === current)) {
+    out.push({ value: current, label: loaded ? 'A removed host' : 'Its host (loading…)' });
+  }
+  for (const h of hosts) out.push({ value: h.id, label: hostChoiceLabel(h) });
+  return out;
+}
+
+/**
+ * Where an agent's or a task's runs go, in words: "" for this computer,
+ * "on Build box", "on a removed host" for a host the list no longer has
+ * ("on another computer" until the list is read).
+ */
+export function placeWords(hostId: string | null | undefined, hosts: readonly Pick<Host, 'id' | 'name'>[], loaded: boolean): string {
+  if (!hostId) return '';
+  const h = hosts.find((x) => x.id === hostId);
+  if (h) return `on ${h.name}`;
+  return loaded ? 'on a removed host' : 'on another computer';
+}
+
+/** The backend's refusal of a host it does not have ("no host '<id>': …") in words without the id; other words unchanged. */
+export function placementError(message: string): string {
+  return /^no host '[^']*'/.test(message) ? 'That host was removed: choose another, or add it again in Settings → Hosts.' : message;
+}

@@ -12,6 +12,7 @@ const wire = {
   config: null,
   budgetUsd: null,
   providerReady: true,
+  hostId: null,
   warnings: [],
   createdAt: 1,
   updatedAt: 1,
@@ -24,6 +25,11 @@ describe('agent decoding', () => {
     const { warnings: _w, providerReady: _p, ...bare } = wire;
     expect(decodeAgent(bare)).toMatchObject({ warnings: [], providerReady: false });
     expect(decodeAgentAnswer({ agent: wire }).id).toBe(wire.id);
+    // Its host: an id, or null (this computer) whether Go sent null, "" or nothing.
+    expect(decodeAgent({ ...wire, hostId: '01HOST' }).hostId).toBe('01HOST');
+    const { hostId: _h, ...older } = wire;
+    expect(decodeAgent(older).hostId).toBeNull();
+    expect(decodeAgent({ ...wire, hostId: '' }).hostId).toBeNull();
   });
 
   it('refuses what the views cannot use', () => {

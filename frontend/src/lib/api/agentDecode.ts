@@ -20,6 +20,7 @@ export function decodeAgent(v: unknown): Agent {
     config: (v.config ?? null) as Agent['config'],
     budgetUsd: (v.budgetUsd ?? null) as number | null,
     providerReady: v.providerReady === true,
+    hostId: typeof v.hostId === 'string' && v.hostId !== '' ? v.hostId : null,
     warnings,
   };
 }

@@ -48,6 +48,8 @@ export interface Agent {
   providerReady: boolean;
   /** Where the quota governor routes its work when its runtime's window is spent; null for none. */
   fallbackRuntime?: string | null;
+  /** The host its runs go to (Settings → Hosts); null: this computer. */
+  hostId: string | null;
   warnings: string[];
   createdAt: number;
   updatedAt: number;
@@ -64,4 +66,6 @@ export interface AgentInput {
   budgetUsd?: number | null;
   /** A runtime other than its own for when its window is spent; null (or "") for none. */
   fallbackRuntime?: string | null;
+  /** The host its runs go to; null brings it back to this computer. An unknown host is refused (400). */
+  hostId?: string | null;
 }

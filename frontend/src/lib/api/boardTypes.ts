@@ -69,6 +69,8 @@ export interface Task {
   mergeWhenGreen?: boolean;
   /** Set once its work is in its base branch; null while not. Absent from older servers (then merging from done is not offered). */
   merged?: TaskMerged | null;
+  /** The host its last run went to (Settings → Hosts); null: this computer. Absent from older servers. */
+  hostId?: string | null;
 }
 
 /** How a task's work landed in its base branch. */

@@ -183,6 +183,8 @@ export interface Run {
   role?: RunRole;
   /** For a run a cap budget stopped (error "budget_paused:<scope>"): which budget, and its limit. */
   budgetStop?: { scope: string; scopeId: string; limitUsd: number | null };
+  /** The host it ran on (Settings → Hosts); null: this computer. Absent from older servers. */
+  hostId?: string | null;
 }
 
 export interface RunsPage {
