@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -30,7 +31,7 @@ var (
 
 // hostBuild builds this program once for the host tests, as `make
 // host-builds` does, with its sum beside it.
-func hostBuild(t *testing.T) string {
+func hostBuild(t testing.TB) string {
 	t.Helper()
 	hostBuildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "clawboo-host-builds-")
@@ -67,13 +68,24 @@ type hostRig struct {
 	repo   string
 }
 
-func newHostRig(t *testing.T) *hostRig {
+func newHostRig(t testing.TB) *hostRig {
 	t.Helper()
 	srv := testkit.StartSSHD(t)
+	b := hostDesktop(t, srv.Config)
+	r := &hostRig{b: b, srv: srv, repo: e2eRepo(t)}
+	r.hostID = addHost(t, b, srv.Alias, "Build box")
+	r.agent = placedAgent(t, b, "Remo", r.hostID)
+	return r
+}
+
+// hostDesktop is a desktop of this version, with the mock (in worktrees)
+// and the ssh configuration sshConfig.
+func hostDesktop(t testing.TB, sshConfig string) *Backend {
+	t.Helper()
 	builds := hostBuild(t)
 	home := t.TempDir()
 	env := map[string]string{
-		"HOME": home, config.EnvVault: "file", "PATH": os.Getenv("PATH"), EnvSSHConfig: srv.Config,
+		"HOME": home, config.EnvVault: "file", "PATH": os.Getenv("PATH"), EnvSSHConfig: sshConfig,
 		config.EnvEnableMock: "1", config.EnvMockWorktrees: "1",
 	}
 	getenv := func(k string) string { return env[k] }
@@ -87,54 +99,80 @@ func newHostRig(t *testing.T) *hostRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	r := &hostRig{b: b, srv: srv, repo: e2eRepo(t)}
+	return b
+}
+
+// addHost adds a host by its ssh alias, accepts the key it shows, and
+// waits for it to be ready (this Clawboo installed there).
+func addHost(t testing.TB, b *Backend, alias, name string) string {
+	t.Helper()
 	var made struct{ Host hosts.Host }
-	if code := e2eDo(t, authed(b), "POST", "/api/hosts", map[string]any{"destination": srv.Alias, "name": "Build box"}, &made); code != http.StatusCreated {
+	if code := e2eDo(t, authed(b), "POST", "/api/hosts", map[string]any{"destination": alias, "name": name}, &made); code != http.StatusCreated {
 		t.Fatalf("add host: %d", code)
 	}
-	r.hostID = made.Host.ID
-	h := r.waitHost(t, hosts.UnknownHostKey)
-	if code := e2eDo(t, authed(b), "POST", "/api/hosts/"+r.hostID+"/trust", map[string]any{"fingerprint": h.Fingerprint}, nil); code != http.StatusOK {
+	id := made.Host.ID
+	h := waitHostState(t, b, id, hosts.UnknownHostKey)
+	if code := e2eDo(t, authed(b), "POST", "/api/hosts/"+id+"/trust", map[string]any{"fingerprint": h.Fingerprint}, nil); code != http.StatusOK {
 		t.Fatalf("trust: %d", code)
 	}
-	r.waitHost(t, hosts.Ready)
+	waitHostState(t, b, id, hosts.Ready)
+	return id
+}
+
+// placedAgent makes a mock agent and places it on hostID ("": here).
+func placedAgent(t testing.TB, b *Backend, name, hostID string) string {
+	t.Helper()
 	var ag struct {
 		Agent struct{ ID string } `json:"agent"`
 	}
-	if code := e2eDo(t, authed(b), "POST", "/api/agents", map[string]any{"name": "Remo", "runtime": "clawboo-mock"}, &ag); code != http.StatusCreated {
+	if code := e2eDo(t, authed(b), "POST", "/api/agents", map[string]any{"name": name, "runtime": "clawboo-mock"}, &ag); code != http.StatusCreated {
 		t.Fatalf("agent: %d", code)
 	}
-	r.agent = ag.Agent.ID
+	if hostID == "" {
+		return ag.Agent.ID
+	}
 	var placed struct {
 		Agent struct{ HostID *string } `json:"agent"`
 	}
-	if code := e2eDo(t, authed(b), "PATCH", "/api/agents/"+r.agent, map[string]any{"hostId": r.hostID}, &placed); code != http.StatusOK ||
-		placed.Agent.HostID == nil || *placed.Agent.HostID != r.hostID {
+	if code := e2eDo(t, authed(b), "PATCH", "/api/agents/"+ag.Agent.ID, map[string]any{"hostId": hostID}, &placed); code != http.StatusOK ||
+		placed.Agent.HostID == nil || *placed.Agent.HostID != hostID {
 		t.Fatalf("place the agent: %d %+v", code, placed)
 	}
-	return r
+	return ag.Agent.ID
 }
 
-func (r *hostRig) waitHost(t *testing.T, want hosts.State) hosts.Host {
+func waitHostState(t testing.TB, b *Backend, id string, want hosts.State) hosts.Host {
 	t.Helper()
 	var h hosts.Host
 	testkit.EventuallySays(t, 90*time.Second, "the host "+string(want), func() (bool, string) {
 		var err error
-		h, err = r.b.Hosts.Get(context.Background(), r.hostID)
+		h, err = b.Hosts.Get(context.Background(), id)
 		return err == nil && h.State == want, string(h.State) + ": " + h.Reason
 	})
 	return h
 }
 
+func (r *hostRig) waitHost(t testing.TB, want hosts.State) hosts.Host {
+	t.Helper()
+	return waitHostState(t, r.b, r.hostID, want)
+}
+
 // task makes a code task of the placed agent whose description is the
 // mock's script.
-func (r *hostRig) task(t *testing.T, title, script string) string {
+func (r *hostRig) task(t testing.TB, title, script string) string {
+	t.Helper()
+	return r.taskFor(t, r.agent, title, script)
+}
+
+// taskFor makes a code task of agent whose description is the mock's
+// script.
+func (r *hostRig) taskFor(t testing.TB, agent, title, script string) string {
 	t.Helper()
 	var out struct {
 		Task struct{ ID string } `json:"task"`
 	}
 	if code := e2eDo(t, authed(r.b), "POST", "/api/board", map[string]any{
-		"title": title, "description": script, "kind": "code", "repoPath": r.repo, "assigneeAgentId": r.agent,
+		"title": title, "description": script, "kind": "code", "repoPath": r.repo, "assigneeAgentId": agent,
 	}, &out); code != http.StatusCreated {
 		t.Fatalf("task: %d", code)
 	}
@@ -142,7 +180,7 @@ func (r *hostRig) task(t *testing.T, title, script string) string {
 }
 
 // run runs a task and answers its result.
-func (r *hostRig) run(t *testing.T, taskID string, wait bool) map[string]any {
+func (r *hostRig) run(t testing.TB, taskID string, wait bool) map[string]any {
 	t.Helper()
 	var res map[string]any
 	code := e2eDo(t, authed(r.b), "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"taskId": taskID, "wait": wait}, &res)
@@ -214,7 +252,7 @@ func TestATaskRunsOnAHostAndComesBackByGit(t *testing.T) {
 }
 
 // waitEvent waits until a run has recorded an event whose JSON holds text.
-func (r *hostRig) waitEvent(t *testing.T, runID, text string) {
+func (r *hostRig) waitEvent(t testing.TB, runID, text string) {
 	t.Helper()
 	testkit.EventuallySays(t, 60*time.Second, "the run's event "+text, func() (bool, string) {
 		rows, err := r.b.Store.ListEvents(context.Background(), runID, 0, 10000)
@@ -228,7 +266,7 @@ func (r *hostRig) waitEvent(t *testing.T, runID, text string) {
 }
 
 // waitRun waits for a run to end and answers it.
-func (r *hostRig) waitRun(t *testing.T, runID string) store.Run {
+func (r *hostRig) waitRun(t testing.TB, runID string) store.Run {
 	t.Helper()
 	var run store.Run
 	testkit.EventuallySays(t, 120*time.Second, "the run to end", func() (bool, string) {
@@ -367,5 +405,49 @@ func TestSecretsReachTheHostInMemoryOnly(t *testing.T) {
 		if env, err := os.ReadFile("/proc/" + pid + "/environ"); err == nil && strings.Contains(string(env), sentinel) {
 			t.Fatalf("the secret is in the environment of the host user's process %s", pid)
 		}
+	}
+}
+
+// TestStopStopsTheRunOnTheHost: a person's stop of a run on a host stops
+// it there too, and nothing starts it again.
+func TestStopStopsTheRunOnTheHost(t *testing.T) {
+	r := newHostRig(t)
+	id := r.task(t, "Endless", "!ok started\n!silent 600000\n!ok never")
+	runID := r.run(t, id, false)["runId"].(string)
+	r.waitEvent(t, runID, `"text":"started"`)
+	if code := e2eDo(t, authed(r.b), "POST", "/api/runs/"+runID+"/abort", map[string]any{}, nil); code != http.StatusAccepted {
+		t.Fatalf("abort: %d", code)
+	}
+	run := r.waitRun(t, runID)
+	if run.Status != store.RunAborted {
+		t.Fatalf("the run here: %s %q", run.Status, run.Error)
+	}
+	conn, err := r.b.Hosts.Connect(context.Background(), r.hostID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.EventuallySays(t, 30*time.Second, "the run there to stop", func() (bool, string) {
+		req, _ := http.NewRequest("GET", "http://localhost/api/runs?limit=50", nil)
+		res, err := conn.Remote.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer res.Body.Close()
+		var page struct {
+			Runs []struct{ Status string } `json:"runs"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
+			return false, err.Error()
+		}
+		for _, r := range page.Runs {
+			if r.Status == "running" || r.Status == "starting" {
+				return false, "still " + r.Status
+			}
+		}
+		return len(page.Runs) > 0, fmt.Sprintf("%d runs there", len(page.Runs))
+	})
+	task, _ := r.b.Board.Get(context.Background(), id)
+	if task.Status != "todo" || task.RunID != nil {
+		t.Fatalf("the task after a stop: %s", task.Status)
 	}
 }

@@ -24,7 +24,7 @@ import (
 )
 
 // e2eRepo is a real git repository with one commit.
-func e2eRepo(t *testing.T) string {
+func e2eRepo(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "repo")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -70,7 +70,7 @@ func e2eBackend(t testing.TB, env map[string]string) *Backend {
 
 // e2eDo sends one API request through the backend's handler and decodes
 // the answer.
-func e2eDo(t *testing.T, h http.Handler, method, path string, body, out any) int {
+func e2eDo(t testing.TB, h http.Handler, method, path string, body, out any) int {
 	t.Helper()
 	var rd *bytes.Reader
 	if body != nil {

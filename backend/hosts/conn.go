@@ -100,7 +100,7 @@ func (s *Service) HostRepo(ctx context.Context, c Conn, key string) (string, err
 		}
 	}
 	out, err := s.ssh.Exec(ctx, c.Destination, `command -v git >/dev/null || { echo "git is not installed here" >&2; exit 3; }; `+
-		`d="$HOME/.clawboo-host/repos/`+key+`"; mkdir -p "$HOME/.clawboo-host/repos" && { test -d "$d/.git" || git init -q "$d"; } && cd "$d" && pwd`)
+		`d="$HOME/.clawboo-host/repos/`+key+`"; mkdir -p "$HOME/.clawboo-host/repos" && { test -d "$d/.git" || { git init -q "$d" && git -C "$d" config receive.autogc false; }; } && cd "$d" && pwd`)
 	if err != nil {
 		return "", err
 	}

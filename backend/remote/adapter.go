@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/clawboo/desktop/backend/board"
@@ -29,7 +30,12 @@ type Options struct {
 }
 
 // Placer makes the adapters that run a runtime on a host.
-type Placer struct{ o Options }
+type Placer struct {
+	o Options
+
+	mu     sync.Mutex
+	clones map[string]string // host id + repository key → the clone's path there, once made with a commit
+}
 
 // New makes a placer.
 func New(o Options) *Placer {
@@ -39,7 +45,7 @@ func New(o Options) *Placer {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Placer{o: o}
+	return &Placer{o: o, clones: map[string]string{}}
 }
 
 // Adapter stands for inner on the host hostID.

@@ -107,9 +107,14 @@ func (r *run) sendTask(ctx context.Context, taskID string) (string, error) {
 	}
 	wt := worktree.Worktree{TaskID: taskID, RepoPath: rec.RepoPath, RepoHash: worktree.RepoHash(rec.RepoPath), Path: rec.Path, Branch: rec.Branch, BaseCommit: rec.BaseCommit}
 	key := wt.RepoHash
-	repo, err := o.Hosts.HostRepo(ctx, r.conn, key)
-	if err != nil {
-		return "", err
+	p := r.a.p
+	p.mu.Lock()
+	repo, cloned := p.clones[r.a.host+"\x00"+key]
+	p.mu.Unlock()
+	if !cloned {
+		if repo, err = o.Hosts.HostRepo(ctx, r.conn, key); err != nil {
+			return "", err
+		}
 	}
 	sshCmd, err := o.Hosts.GitSSHCommand()
 	if err != nil {
@@ -119,10 +124,18 @@ func (r *run) sendTask(ctx context.Context, taskID string) (string, error) {
 	branch := "clawboo-desktop/" + taskID
 	tip, err := o.Worktrees.SendTo(ctx, wt, r.transport, "refs/heads/"+branch)
 	if err != nil {
+		p.mu.Lock()
+		delete(p.clones, r.a.host+"\x00"+key) // the clone may be gone there: made again next time
+		p.mu.Unlock()
 		return "", err
 	}
-	if err := o.Hosts.BornHead(ctx, r.conn, key, tip); err != nil {
-		return "", err
+	if !cloned {
+		if err := o.Hosts.BornHead(ctx, r.conn, key, tip); err != nil {
+			return "", err
+		}
+		p.mu.Lock()
+		p.clones[r.a.host+"\x00"+key] = repo
+		p.mu.Unlock()
 	}
 	body := map[string]any{
 		"title": t.Title, "kind": string(t.Kind), "repoPath": repo, "baseRef": branch, "baseBranch": branch,

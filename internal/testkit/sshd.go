@@ -90,6 +90,7 @@ func NewSSHD(dir string) (s *SSHD, err error) {
 	if s.Port, err = freePort(); err != nil {
 		return nil, err
 	}
+	s.Alias = "clawboo-test-" + s.User // each server its own, so several can share one ssh config
 	if err := s.start(); err != nil {
 		return nil, err
 	}
