@@ -192,6 +192,10 @@ bench: deps-test build build-headless $(CLIS)/.installed $(ACPS)/.installed
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./backend/perf/ -clawboo $(CURDIR)/$(BIN)/clawboo-headless
 	CLAWBOO_TEST_CLIS=$(CURDIR)/test/clis CLAWBOO_TEST_ACP=$(CURDIR)/test/acp $(GO) test -run '^$$' -bench . ./backend/store/ ./backend/executor/ ./backend/board/ ./backend/mcp/ ./backend/adapters/...
 	$(GO) test -run '^$$' -bench 'Team|Quota' -benchtime 40x ./backend/
+	# Runs on other machines (a real sshd, second Unix users; root only): a run and a task there
+	# beside here, a flood's events/s, and three hosts taking 60 queued tasks at 4 at once each.
+	$(SSHD_ENV) $(GO) test -run '^$$' -bench 'HostRun|HostChat|HostFlood' -benchtime 5x ./backend/
+	$(SSHD_ENV) $(GO) test -run '^$$' -bench 'ThreeHosts' -benchtime 1x -timeout 30m ./backend/
 	# The board at 10,000 tasks in Chromium: first render of #/board (printed), paging, search.
 	cd frontend && CLAWBOO_BIN=$(CURDIR)/$(BIN)/clawboo-headless node --test e2e/board-scale.test.mjs
 	# The desktop app beside WebKitGTK's MiniBrowser showing the same page, in

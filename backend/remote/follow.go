@@ -217,7 +217,10 @@ func (r *run) takeBack(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	_, err := r.a.p.o.Worktrees.TakeFrom(ctx, *r.wt, r.transport, "refs/heads/clawboo/task-"+r.hostTask)
+	err := retry(ctx, func() error {
+		_, err := r.a.p.o.Worktrees.TakeFrom(ctx, *r.wt, r.transport, "refs/heads/clawboo/task-"+r.hostTask)
+		return err
+	})
 	if errors.Is(err, worktree.ErrNoHostBranch) {
 		return nil // nothing changed there: the branch here is as it was sent
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/hosts"
@@ -122,7 +123,12 @@ func (r *run) sendTask(ctx context.Context, taskID string) (string, error) {
 	}
 	r.transport = worktree.Transport{URL: r.conn.GitURL(".clawboo-host/repos/" + key), SSHCommand: sshCmd}
 	branch := "clawboo-desktop/" + taskID
-	tip, err := o.Worktrees.SendTo(ctx, wt, r.transport, "refs/heads/"+branch)
+	var tip string
+	err = retry(ctx, func() error {
+		var err error
+		tip, err = o.Worktrees.SendTo(ctx, wt, r.transport, "refs/heads/"+branch)
+		return err
+	})
 	if err != nil {
 		p.mu.Lock()
 		delete(p.clones, r.a.host+"\x00"+key) // the clone may be gone there: made again next time
@@ -239,4 +245,23 @@ func (r *run) Steer(ctx context.Context, s executor.Steer) (executor.SteerResult
 		return executor.SteerRejected, err
 	}
 	return out.Result, nil
+}
+
+// retry tries a git transfer up to three times: the host's clone is busy
+// with its own worktrees, and a ref one of them is half-way through
+// writing fails a transfer that succeeds a moment later.
+func retry(ctx context.Context, f func() error) error {
+	wait := 200 * time.Millisecond
+	for i := 0; ; i++ {
+		err := f()
+		if err == nil || i == 2 || errors.Is(err, worktree.ErrNoHostBranch) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait *= 2
+	}
 }

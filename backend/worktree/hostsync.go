@@ -55,7 +55,7 @@ func (m *Manager) SendTo(ctx context.Context, w Worktree, t Transport, ref strin
 	if err != nil || tip == "" {
 		return "", fmt.Errorf("send task %s: its branch %s is gone (%v)", w.TaskID, w.Branch, err)
 	}
-	_, err = m.gitCall(ctx, call{
+	_, err = m.repoLocked(ctx, w.RepoPath, call{
 		dir: w.RepoPath, noRetry: true, env: t.env(m),
 		args: []string{"-c", "protocol.ext.allow=never", "push", "--no-verify", "--quiet", "--force", t.URL, tip + ":" + ref},
 	})
@@ -81,7 +81,7 @@ func (m *Manager) TakeFrom(ctx context.Context, w Worktree, t Transport, ref str
 		return "", err
 	}
 	defer unlock()
-	_, err = m.gitCall(ctx, call{
+	_, err = m.repoLocked(ctx, w.RepoPath, call{
 		dir: w.RepoPath, noRetry: true, env: t.env(m),
 		args: []string{"-c", "protocol.ext.allow=never", "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", t.URL, "+" + ref + ":" + hostRef(w.TaskID)},
 	})
@@ -108,4 +108,17 @@ func (m *Manager) TakeFrom(ctx context.Context, w Worktree, t Transport, ref str
 		return "", err
 	}
 	return tip, nil
+}
+
+// repoLocked runs c while no worktree of repo is being added or removed:
+// a fetch's connectivity check reads every worktree's HEAD, and one that
+// `git worktree add` has only begun to write is a "bad object" to it
+// (60 tasks at once on three hosts failed so).
+func (m *Manager) repoLocked(ctx context.Context, repo string, c call) (result, error) {
+	unlock, err := m.locks.lock(ctx, "repo\x00"+repo)
+	if err != nil {
+		return result{}, err
+	}
+	defer unlock()
+	return m.gitCall(ctx, c)
 }
