@@ -17,7 +17,7 @@ import (
 // refused before ssh sees them.
 func TestHostsThroughTheAPI(t *testing.T) {
 	srv := testkit.StartSSHD(t)
-	b := e2eBackend(t, map[string]string{EnvSSHConfig: srv.Config})
+	b := e2eBackend(t, map[string]string{EnvSSHConfig: srv.Config, "CLAWBOO_ENABLE_MOCK_RUNTIME": "1"})
 	h := authed(b)
 	for _, bad := range []string{"-oProxyCommand=touch /tmp/pwned", "a b", "$(id)@x", ""} {
 		var e struct{ Error string }
@@ -95,6 +95,18 @@ func TestHostsThroughTheAPI(t *testing.T) {
 	}
 	if code := e2eDo(t, h, "POST", "/api/hosts/"+id+"/trust", map[string]any{"fingerprint": srv.Fingerprint}, nil); code != http.StatusConflict {
 		t.Fatalf("accepting a changed key: %d", code)
+	}
+	// A host with an agent placed on it is not removed from under it.
+	agent := placedAgent(t, b, "Pat", "")
+	if code := e2eDo(t, h, "PATCH", "/api/agents/"+agent, map[string]any{"hostId": id}, nil); code != http.StatusOK {
+		t.Fatalf("place: %d", code)
+	}
+	var refused struct{ Error string }
+	if code := e2eDo(t, h, "DELETE", "/api/hosts/"+id, nil, &refused); code != http.StatusConflict || !strings.Contains(refused.Error, "Pat is placed on this host") {
+		t.Fatalf("delete under an agent: %d %q", code, refused.Error)
+	}
+	if code := e2eDo(t, h, "PATCH", "/api/agents/"+agent, map[string]any{"hostId": nil}, nil); code != http.StatusOK {
+		t.Fatalf("unplace: %d", code)
 	}
 	if code := e2eDo(t, h, "DELETE", "/api/hosts/"+id, nil, nil); code != http.StatusNoContent {
 		t.Fatalf("delete: %d", code)

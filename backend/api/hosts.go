@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/clawboo/desktop/backend/hosts"
 )
@@ -122,7 +123,22 @@ func (a *API) removeHost(w http.ResponseWriter, r *http.Request) {
 	if !a.hostsReady(w) {
 		return
 	}
-	if err := a.opts.Hosts.Remove(r.Context(), r.PathValue("id")); err != nil {
+	id := r.PathValue("id")
+	if a.opts.Agents != nil {
+		names, err := a.opts.Agents.PlacedOn(r.Context(), id)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "%v", err)
+			return
+		}
+		if len(names) > 0 {
+			// A person's placement is theirs to change: removing the host
+			// does not quietly move their agents' work to this computer.
+			writeError(w, http.StatusConflict, "%s %s placed on this host: choose where %s instead first (its page, Runs on)",
+				strings.Join(names, ", "), isAre(len(names)), themIt(len(names)))
+			return
+		}
+	}
+	if err := a.opts.Hosts.Remove(r.Context(), id); err != nil {
 		hostError(w, err)
 		return
 	}
@@ -141,4 +157,18 @@ func hostError(w http.ResponseWriter, err error) {
 	default:
 		writeError(w, http.StatusBadGateway, "%v", err)
 	}
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func themIt(n int) string {
+	if n == 1 {
+		return "it runs"
+	}
+	return "they run"
 }
