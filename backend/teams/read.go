@@ -115,7 +115,7 @@ func (s *Service) members(ctx context.Context, ts []Team) error {
 		byID[ts[i].ID] = &ts[i]
 		args = append(args, ts[i].ID)
 	}
-	rows, err := s.st.Reader().QueryContext(ctx, `SELECT m.team_id, a.id, a.name, a.runtime, a.model FROM team_members m
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT m.team_id, a.id, a.name, a.runtime, a.model, a.host_id FROM team_members m
 		JOIN agents a ON a.id = m.agent_id WHERE m.team_id IN (?`+strings.Repeat(",?", len(ts)-1)+`)`, args...)
 	if err != nil {
 		return err
@@ -124,8 +124,12 @@ func (s *Service) members(ctx context.Context, ts []Team) error {
 	for rows.Next() {
 		var team string
 		var m Member
-		if err := rows.Scan(&team, &m.AgentID, &m.Name, &m.Runtime, &m.Model); err != nil {
+		var host string
+		if err := rows.Scan(&team, &m.AgentID, &m.Name, &m.Runtime, &m.Model, &host); err != nil {
 			return err
+		}
+		if host != "" {
+			m.HostID = &host
 		}
 		t := byID[team]
 		m.Role = "member"

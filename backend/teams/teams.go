@@ -53,6 +53,8 @@ type Member struct {
 	Runtime string `json:"runtime"`
 	Model   string `json:"model,omitempty"`
 	Role    string `json:"role"` // leader or member
+	// HostID is the host the member runs on (nil: this computer).
+	HostID *string `json:"hostId"`
 }
 
 // Team is a team with its members (leader first, then by name).

@@ -216,6 +216,16 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       const { agent } = await apiOk(world.server, 'POST', '/api/agents', { name: 'Mock on the box', runtime: 'clawboo-mock' });
       assert.equal(agent.hostId, null, 'a new agent runs on this computer');
       await placeAgent(page, agent, 'Build box', saved.id);
+      // Mission control says where a member runs.
+      const { team } = await apiOk(world.server, 'POST', '/api/teams', { name: 'Remote crew', leaderAgentId: agent.id });
+      assert.equal(team.members[0].hostId, saved.id);
+      await page.goto(`${world.server.url}/#/teams/${encodeURIComponent(team.id)}`);
+      const member = page.locator(`[data-testid="mission-member"][data-agent-id="${agent.id}"]`);
+      await waitText(page, member.getByTestId('mission-member-host'), /^on Build box$/, 10_000, 'mission control');
+      // Back to the agent's page, where the walk goes on by keyboard.
+      await page.goto(`${world.server.url}/#/agents/${encodeURIComponent(agent.id)}`);
+      await waitTestId(page, 'agent-title', new RegExp(`^${agent.name}$`));
+      await page.getByTestId('agent-title').focus();
       // Its task runs there; the task keeps the host its last run went to after the agent comes back here.
       const { task } = await apiOk(world.server, 'POST', '/api/board', { title: 'Look around', description: '!ok looked', kind: 'research', assigneeAgentId: agent.id });
       const ran = await apiOk(world.server, 'POST', '/api/runtimes/clawboo-mock/run', { taskId: task.id, wait: true });

@@ -30,7 +30,13 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 export function decodeMember(v: unknown): Member {
   need(isObject(v) && typeof v.agentId === 'string', 'team member without an agentId');
-  return { agentId: v.agentId, name: str(v.name, v.agentId), runtime: str(v.runtime), role: v.role === 'leader' ? 'leader' : 'member' };
+  return {
+    agentId: v.agentId,
+    name: str(v.name, v.agentId),
+    runtime: str(v.runtime),
+    role: v.role === 'leader' ? 'leader' : 'member',
+    hostId: strOrNull(v.hostId),
+  };
 }
 
 export function decodeTeam(v: unknown): Team {

@@ -9,6 +9,8 @@ export interface Member {
   name: string;
   runtime: string;
   role: MemberRole;
+  /** The host the member runs on (null: this computer). */
+  hostId?: string | null;
 }
 
 export interface Team {
