@@ -232,6 +232,14 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       assert.deepEqual([ran.status, ran.task.hostId], ['succeeded', saved.id]);
       await bringBack(page, agent);
       await boardSays(page, task, 'on Build box', 'board-task-host');
+      // The Runs page says where the run went, in the list and on the run.
+      await tabTo(page, 'nav-runs', 'Shift+Tab');
+      await page.keyboard.press('Enter');
+      const runRow = page.locator(`[data-testid="run-row"][data-run-id="${ran.runId}"]`);
+      await waitText(page, runRow.getByTestId('run-row-host'), /^on Build box$/, 10_000, 'the run row');
+      await runRow.focus();
+      await page.keyboard.press('Enter');
+      await waitTestId(page, 'run-host', /^on Build box$/);
 
       await tabTo(page, 'nav-settings', 'Shift+Tab');
       await page.keyboard.press('Enter');
