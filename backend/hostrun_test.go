@@ -418,15 +418,46 @@ func TestStopStopsTheRunOnTheHost(t *testing.T) {
 	if code := e2eDo(t, authed(r.b), "POST", "/api/runs/"+runID+"/abort", map[string]any{}, nil); code != http.StatusAccepted {
 		t.Fatalf("abort: %d", code)
 	}
-	run := r.waitRun(t, runID)
-	if run.Status != store.RunAborted {
+	if run := r.waitRun(t, runID); run.Status != store.RunAborted {
 		t.Fatalf("the run here: %s %q", run.Status, run.Error)
 	}
-	conn, err := r.b.Hosts.Connect(context.Background(), r.hostID, true)
-	if err != nil {
+	r.noRunGoingThere(t)
+	task, _ := r.b.Board.Get(context.Background(), id)
+	if task.Status != "todo" || task.RunID != nil {
+		t.Fatalf("the task after a stop: %s", task.Status)
+	}
+}
+
+// TestStopReachesTheHostWhenTheLinkIsBack: a person stops a run on a host
+// while the link to it is down; the run ends here at once, and the stop
+// reaches the host as soon as it can be reached again.
+func TestStopReachesTheHostWhenTheLinkIsBack(t *testing.T) {
+	r := newHostRig(t)
+	id := r.task(t, "Cut off", "!ok started\n!silent 600000\n!ok never")
+	runID := r.run(t, id, false)["runId"].(string)
+	r.waitEvent(t, runID, `"text":"started"`)
+	r.srv.Stop()                                                                 // no new connection...
+	kill(t, "ssh: "+hosts.ControlDir(filepath.Join(r.b.Config.Home, "ssh")), "") // ...and the one there was is gone
+	if code := e2eDo(t, authed(r.b), "POST", "/api/runs/"+runID+"/abort", map[string]any{}, nil); code != http.StatusAccepted {
+		t.Fatalf("abort: %d", code)
+	}
+	if run := r.waitRun(t, runID); run.Status != store.RunAborted {
+		t.Fatalf("the run here: %s %q", run.Status, run.Error)
+	}
+	if err := r.srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	testkit.EventuallySays(t, 30*time.Second, "the run there to stop", func() (bool, string) {
+	r.noRunGoingThere(t)
+}
+
+// noRunGoingThere waits until the host's server has no run going.
+func (r *hostRig) noRunGoingThere(t *testing.T) {
+	t.Helper()
+	testkit.EventuallySays(t, 60*time.Second, "no run going there", func() (bool, string) {
+		conn, err := r.b.Hosts.Connect(context.Background(), r.hostID, true)
+		if err != nil {
+			return false, err.Error()
+		}
 		req, _ := http.NewRequest("GET", "http://localhost/api/runs?limit=50", nil)
 		res, err := conn.Remote.Do(req)
 		if err != nil {
@@ -446,8 +477,4 @@ func TestStopStopsTheRunOnTheHost(t *testing.T) {
 		}
 		return len(page.Runs) > 0, fmt.Sprintf("%d runs there", len(page.Runs))
 	})
-	task, _ := r.b.Board.Get(context.Background(), id)
-	if task.Status != "todo" || task.RunID != nil {
-		t.Fatalf("the task after a stop: %s", task.Status)
-	}
 }

@@ -33,6 +33,11 @@ func (r *run) follow() {
 	o := r.a.p.o
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	defer func() {
+		if r.stopping() {
+			go r.abortLater() // a person's stop reaches the host when the link is back
+		}
+	}()
 	go func() {
 		select {
 		case <-r.em.Abandoned(): // the supervisor stopped reading: nothing more is wanted
@@ -60,6 +65,9 @@ func (r *run) follow() {
 			r.lose(ctx, why)
 			return
 		}
+		if r.stopping() {
+			_ = r.sendAbort(ctx) // asked while the link was down
+		}
 		if time.Now().After(deadline) {
 			r.lose(ctx, fmt.Sprintf("%s could not be reached for %s (%v)", r.conn.Host.Name, o.Reattach, err))
 			return
@@ -70,6 +78,30 @@ func (r *run) follow() {
 			return
 		}
 		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// abortLater keeps asking the host to stop a run a person stopped while
+// the link was down, for the re-attach window: Stop stops there too.
+func (r *run) abortLater() {
+	o := r.a.p.o
+	ctx, cancel := context.WithTimeout(context.Background(), o.Reattach)
+	defer cancel()
+	for wait := 250 * time.Millisecond; ; wait = min(wait*2, 5*time.Second) {
+		if conn, err := o.Hosts.Connect(ctx, r.a.host, o.Mock); err == nil { // a dead link is made again
+			r.mu.Lock()
+			r.conn = conn
+			r.mu.Unlock()
+			if r.sendAbort(ctx) == nil {
+				return
+			}
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			o.Log.Warn("a stopped run on a host could not be told to stop", "host", r.conn.Host.Name, "run", r.id)
+			return
+		}
 	}
 }
 

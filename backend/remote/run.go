@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawboo/desktop/backend/executor"
@@ -33,9 +34,10 @@ type run struct {
 	hostTask  string
 	transport worktree.Transport
 
-	last     int64 // the host's last sequence number taken
-	stopOnce sync.Once
-	stopped  chan struct{} // closed when a person (or the supervisor) stops it
+	last      int64       // the host's last sequence number taken
+	abortSent atomic.Bool // the host took the stop
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed when a person (or the supervisor) stops it
 }
 
 // maxAnswer bounds an API answer read from the host.
@@ -223,12 +225,29 @@ func (r *run) Events() <-chan executor.Event { return r.em.Events() }
 
 func (r *run) Abort(ctx context.Context) error {
 	r.stopOnce.Do(func() { close(r.stopped) })
+	return r.sendAbort(ctx)
+}
+
+// sendAbort asks the host to stop the run; an answer that it has nothing
+// to stop (unknown, already finished) is a stop delivered too.
+func (r *run) sendAbort(ctx context.Context) error {
 	err := r.call(ctx, "POST", "/api/runs/"+r.hostRun+"/abort", map[string]any{}, nil)
 	var he *hostError
 	if err != nil && !(errors.As(err, &he) && (he.code == http.StatusNotFound || he.code == http.StatusConflict)) {
 		return err
 	}
+	r.abortSent.Store(true)
 	return nil
+}
+
+// stopping reports a stop asked for that the host has not yet taken.
+func (r *run) stopping() bool {
+	select {
+	case <-r.stopped:
+		return !r.abortSent.Load()
+	default:
+		return false
+	}
 }
 
 func (r *run) SetModel(ctx context.Context, model string) error {
