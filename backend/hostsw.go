@@ -104,8 +104,8 @@ func (b *Backend) hostWait(ctx context.Context, agentID string) (string, string)
 	if !placed || err != nil {
 		return "", "" // here, or refused by Place in words
 	}
-	if h.State != hosts.Ready {
-		return hostWindow(h.ID), fmt.Sprintf("%s is %s: %s", h.Name, stateWords(h.State), h.Reason)
+	if why := h.NotReady(); why != "" {
+		return hostWindow(h.ID), why
 	}
 	if n := b.liveOn(h.ID); h.Concurrency > 0 && n >= h.Concurrency {
 		return hostWindow(h.ID), fmt.Sprintf("%s is running %d of its %d runs at once", h.Name, n, h.Concurrency)
@@ -164,19 +164,6 @@ func (b *Backend) wakeHostWork(svc *hosts.Service) {
 			b.Quota.Wake(ctx, hostWindow(*r.HostID))
 		}
 	}
-}
-
-// stateWords is a host's state as a sentence says it.
-func stateWords(st hosts.State) string {
-	switch st {
-	case hosts.UnknownHostKey:
-		return "waiting for its host key to be accepted"
-	case hosts.HostKeyChanged:
-		return "refused (its host key changed)"
-	case hosts.VersionMismatch:
-		return "not running this Clawboo's version"
-	}
-	return string(st)
 }
 
 // hostPrograms are the catalog's runtimes a host is searched for: each

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -50,8 +51,8 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 	if err != nil {
 		return Conn{}, err
 	}
-	if h.State != Ready {
-		return Conn{}, fmt.Errorf("%s is %s: %s", h.Name, words(h.State), orWords(h.Reason, "not ready"))
+	if why := h.NotReady(); why != "" {
+		return Conn{}, errors.New(why)
 	}
 	d, err := ParseDestination(h.Destination)
 	if err != nil {
@@ -143,9 +144,23 @@ func alive(ctx context.Context, r Remote) bool {
 	return res.StatusCode == http.StatusOK
 }
 
-// words is a state as a sentence says it.
-func words(st State) string {
-	return strings.ReplaceAll(string(st), "-", " ")
+// NotReady says why the host cannot take work, in words ("Build box is
+// unreachable: …"); "" when it is ready. The one sentence for it: the
+// door's deferrals and a refused connect both say this.
+func (h Host) NotReady() string {
+	if h.State == Ready {
+		return ""
+	}
+	state := string(h.State)
+	switch h.State {
+	case UnknownHostKey:
+		state = "waiting for its host key to be accepted"
+	case HostKeyChanged:
+		state = "refused (its host key changed)"
+	case VersionMismatch:
+		state = "not running this Clawboo's version"
+	}
+	return fmt.Sprintf("%s is %s: %s", h.Name, state, orWords(h.Reason, "not ready"))
 }
 
 // GitSSHCommand is the SSH's GitSSHCommand.

@@ -31,17 +31,23 @@ var ErrNoHostBranch = errors.New("the host has no branch of this task: its run c
 // hostRef is where a task's branch, fetched back from a host, is kept.
 func hostRef(taskID string) string { return "refs/clawboo/host/" + taskID }
 
+// transfer checks a transfer of w's branch to or from ref on a host and
+// takes the worktree's lock for it.
+func (m *Manager) transfer(ctx context.Context, w Worktree, verb, ref string) (func(), error) {
+	if err := m.check(w, false); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(ref, "refs/heads/") || strings.ContainsAny(ref, " :~^?*[\\") {
+		return nil, fmt.Errorf("%s task %s: %q is not a branch", verb, w.TaskID, ref)
+	}
+	return m.locks.lock(ctx, w.Path)
+}
+
 // SendTo commits the task's work in its worktree and pushes its branch to
 // ref in the host's clone (replacing what a previous run left there). It
 // answers the commit sent.
 func (m *Manager) SendTo(ctx context.Context, w Worktree, t Transport, ref string) (string, error) {
-	if err := m.check(w, false); err != nil {
-		return "", err
-	}
-	if !strings.HasPrefix(ref, "refs/heads/") || strings.ContainsAny(ref, " :~^?*[\\") {
-		return "", fmt.Errorf("send task %s: %q is not a branch", w.TaskID, ref)
-	}
-	unlock, err := m.locks.lock(ctx, w.Path)
+	unlock, err := m.transfer(ctx, w, "send", ref)
 	if err != nil {
 		return "", err
 	}
@@ -70,13 +76,7 @@ func (m *Manager) SendTo(ctx context.Context, w Worktree, t Transport, ref strin
 // (a branch that moved here meanwhile is refused, and nothing is lost).
 // It answers the commit taken.
 func (m *Manager) TakeFrom(ctx context.Context, w Worktree, t Transport, ref string) (string, error) {
-	if err := m.check(w, false); err != nil {
-		return "", err
-	}
-	if !strings.HasPrefix(ref, "refs/heads/") || strings.ContainsAny(ref, " :~^?*[\\") {
-		return "", fmt.Errorf("take task %s: %q is not a branch", w.TaskID, ref)
-	}
-	unlock, err := m.locks.lock(ctx, w.Path)
+	unlock, err := m.transfer(ctx, w, "take", ref)
 	if err != nil {
 		return "", err
 	}
