@@ -240,6 +240,7 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       await runRow.focus();
       await page.keyboard.press('Enter');
       await waitTestId(page, 'run-host', /^on Build box$/);
+      await shootSizes(page, SHOTS, 'run-host');
 
       await tabTo(page, 'nav-settings', 'Shift+Tab');
       await page.keyboard.press('Enter');
