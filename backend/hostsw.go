@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/hosts"
+	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/remote"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/backend/supervisor"
@@ -32,6 +34,9 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 		Environ: opts.Environ,
 		Dir:     filepath.Join(b.Config.Home, "ssh"),
 		Config:  opts.Getenv(EnvSSHConfig),
+		// Runs on hosts reach this computer's MCP servers (its API) back
+		// through their connection.
+		ReachBack: func() string { return strings.TrimPrefix(b.BaseURL(), "http://") },
 	}
 	svc := hosts.Open(hosts.Options{
 		Store: b.Store, SSH: ssh, Log: b.log.With("part", "hosts"), Programs: b.hostPrograms,
@@ -40,6 +45,13 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 	b.placer = remote.New(remote.Options{
 		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Mock: b.Config.EnableMock, Log: b.log.With("part", "remote"),
 		Keys: b.runtimeKeys,
+		Attach: func(ctx context.Context, req executor.StartRequest) (string, map[string]string, bool, error) {
+			a, ok, err := b.runAttach(ctx, req)
+			if !ok || err != nil {
+				return "", nil, ok, err
+			}
+			return a.Clients[mcp.ClientCodex].Env[mcp.TokenEnv], a.Paths(), true, nil
+		},
 	})
 	b.door.HostWait = b.hostWait
 	go b.wakeHostWork(svc) // ends when the service closes its events

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/clawboo/desktop/backend/executor"
+	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp"
 )
 
@@ -58,6 +59,9 @@ func (b *Backend) openMCP(ctx context.Context, version string) error {
 // neither a team nor an agent (a run token is never unbound, and the
 // install token never goes to a runtime).
 func (b *Backend) runAttach(ctx context.Context, req executor.StartRequest) (a mcp.Attach, ok bool, err error) {
+	if req.MCPFrom != nil {
+		return b.carriedAttach(ctx, *req.MCPFrom)
+	}
 	base := b.BaseURL()
 	// A team leader's turn (the host gave it a Delegate) is signed
 	// delegate=1, so its team_delegate tool exists; no other run's is.
@@ -70,5 +74,21 @@ func (b *Backend) runAttach(ctx context.Context, req executor.StartRequest) (a m
 		return mcp.Attach{}, false, fmt.Errorf("attach the MCP servers: %w", err)
 	}
 	context.AfterFunc(ctx, revoke)
+	return a, true, nil
+}
+
+// carriedAttach is the attachment a desktop sent with a run on this host
+// (its servers, its run token), reached through a loopback relay to the
+// socket the desktop's ssh forwards into this host's home, for the run's
+// life (ctx). Only a host's server's API takes one (api's checkRunMCP).
+func (b *Backend) carriedAttach(ctx context.Context, m executor.CarriedMCP) (mcp.Attach, bool, error) {
+	base, err := hosts.RelayMCP(ctx, b.Config.Home, m.Socket)
+	if err != nil {
+		return mcp.Attach{}, false, fmt.Errorf("attach the desktop's MCP servers: %w", err)
+	}
+	a, err := mcp.Rebase(base, m.Token, m.Paths)
+	if err != nil {
+		return mcp.Attach{}, false, fmt.Errorf("attach the desktop's MCP servers: %w", err)
+	}
 	return a, true, nil
 }

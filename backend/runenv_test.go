@@ -1,9 +1,12 @@
 package backend
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/clawboo/desktop/backend/executor"
 )
 
 // A run's env (the keys a desktop sends its host's server) is refused by
@@ -28,5 +31,41 @@ func TestRunEnvOnlyOnAHostServerAndNeverPath(t *testing.T) {
 		"message": "!hasenv ANTHROPIC_API_KEY", "env": map[string]string{"ANTHROPIC_API_KEY": "sk-x", "TASK_TOKEN": "y"},
 	}, &ok); code != http.StatusOK || ok.Summary != "ANTHROPIC_API_KEY is set (4 bytes)" {
 		t.Fatalf("a host's server and a provider's key: %d %q", code, ok.Summary)
+	}
+}
+
+// A run's MCP attachment (a desktop's servers, through the socket its ssh
+// forwards) is taken only by a host's server, and only with a reverse
+// forward's socket name and a run token's shape; a socket outside the
+// host's home is refused when the run attaches.
+func TestRunMCPOnlyOnAHostServerAndOnlyItsSocket(t *testing.T) {
+	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1"})
+	paths := map[string]string{"clawboo-tasks": "/mcp/tasks?team=t&agent=a&sig=x"}
+	good := map[string]any{"socket": "/home/u/.clawboo-host/mcp-0123456789ab.sock", "token": strings.Repeat("t", 43), "paths": paths}
+	var e struct{ Error string }
+	code := e2eDo(t, authed(b), "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"message": "!ok", "mcp": good}, &e)
+	if code != http.StatusBadRequest || !strings.Contains(e.Error, "host's server") {
+		t.Fatalf("a desktop took a run's MCP attachment: %d %q", code, e.Error)
+	}
+	b.API.SetRunEnv(true)
+	for name, bad := range map[string]map[string]any{
+		"relative socket":  {"socket": "mcp-0123456789ab.sock", "token": good["token"], "paths": paths},
+		"other socket":     {"socket": "/run/docker.sock", "token": good["token"], "paths": paths},
+		"dotted socket":    {"socket": "/home/u/.clawboo-host/../mcp-0123456789ab.sock", "token": good["token"], "paths": paths},
+		"short token":      {"socket": good["socket"], "token": "short", "paths": paths},
+		"token with space": {"socket": good["socket"], "token": strings.Repeat("t", 20) + " x", "paths": paths},
+		"no paths":         {"socket": good["socket"], "token": good["token"]},
+		"foreign path":     {"socket": good["socket"], "token": good["token"], "paths": map[string]string{"x": "http://evil/mcp/tasks"}},
+	} {
+		if code := e2eDo(t, authed(b), "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"message": "!ok", "mcp": bad}, &e); code != http.StatusBadRequest {
+			t.Fatalf("a host's server took %s: %d", name, code)
+		}
+	}
+	// Well formed, but not in this server's home: the run's attach refuses
+	// it (the mock takes no MCP servers, so ask the attach itself).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, _, err := b.carriedAttach(ctx, executor.CarriedMCP{Socket: good["socket"].(string), Token: good["token"].(string), Paths: paths}); err == nil {
+		t.Fatal("a socket outside the host's home was relayed")
 	}
 }

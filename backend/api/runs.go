@@ -34,6 +34,10 @@ type startRunBody struct {
 	// run: the runtime's keys and the task's secrets, for that run's child
 	// only (refused by any other server).
 	Env map[string]string `json:"env"`
+	// MCP is the desktop's MCP attachment for the run, reached on this
+	// host through the socket the desktop's ssh forwards (only a host's
+	// server takes it).
+	MCP *executor.CarriedMCP `json:"mcp"`
 }
 
 // runResult is the answer to a waited run.
@@ -80,7 +84,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 		empty := ""
 		body.Message = &empty
 	}
-	if !a.checkRunEnv(w, body.Env) {
+	if !a.checkRunEnv(w, body.Env) || !a.checkRunMCP(w, body.MCP) {
 		return
 	}
 	if body.AgentID != "" {
@@ -101,6 +105,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request) {
 	h, err := a.opts.Supervisor.Start(r.Context(), supervisor.StartParams{
 		RuntimeID: rt, Message: *body.Message, Context: body.Context, AgentID: body.AgentID,
 		TaskID: body.TaskID, RepoPath: body.RepoPath, Kind: body.Kind, Model: body.Model, Env: body.Env,
+		MCP: body.MCP,
 	})
 	_, listed := a.opts.Catalog.Descriptor(rt)
 	if startFailed(w, rt, listed, err) {

@@ -95,6 +95,11 @@ type StartRequest struct {
 	// Env holds extra environment for a runtime child process (provider
 	// keys resolved by the host). Never logged.
 	Env map[string]string
+	// MCPFrom is the MCP attachment a run brings from another computer (a
+	// run a desktop placed on this host): that computer's servers, reached
+	// through the Unix socket its ssh forwards here, with its run token.
+	// nil: the run attaches to this computer's own servers, if any.
+	MCPFrom *CarriedMCP
 	// Emitter stamps and carries the run's events. The host creates it; the
 	// adapter emits through it and returns its channel from Run.Events.
 	Emitter *Emitter
@@ -103,6 +108,15 @@ type StartRequest struct {
 	// team_delegate MCP tool) and hands each signal to it. nil: the run
 	// cannot delegate, and adapters offer nothing.
 	Delegate DelegateFunc
+}
+
+// CarriedMCP is a run's attachment to another computer's MCP servers:
+// Socket (a Unix socket on this computer that reaches them), the run's
+// token there, and each server's path (mcp.Attach.Paths). Never logged.
+type CarriedMCP struct {
+	Socket string            `json:"socket"`
+	Token  string            `json:"token"`
+	Paths  map[string]string `json:"paths"`
 }
 
 // Delegation is a leader's typed signal to hand work to a member of its

@@ -21,8 +21,11 @@ type Remote struct {
 	// Client dials the forwarded socket; requests go to http://localhost.
 	Client *http.Client
 	Token  string
-	local  string
-	remote string
+	// MCPSocket is the socket on the host that reaches this computer's
+	// API (a reverse forward into the host's Clawboo home); "" when none.
+	MCPSocket string
+	local     string
+	remote    string
 }
 
 // Do sends one request to the host's API with its token.
@@ -38,7 +41,14 @@ func (s *SSH) StartRemote(ctx context.Context, d Destination, mock bool) (Remote
 	if mock {
 		flag = " --enable-mock"
 	}
-	out, err := s.Exec(ctx, d, hostBinary+` host --start`+flag+` && printf 'token:%s\n' "$(cat "$HOME/.clawboo-host/api-token")"`)
+	back, mcpName := s.reachBack(d)
+	clear := ""
+	if back != "" {
+		// A forward a dead connection left is in the way of a new one (sshd
+		// unlinks it only when configured to); a run's relay dials again.
+		clear = `rm -f "$HOME/.clawboo-host/` + mcpName + `"; `
+	}
+	out, err := s.Exec(ctx, d, clear+hostBinary+` host --start`+flag+` && printf 'token:%s\n' "$(cat "$HOME/.clawboo-host/api-token")"`)
 	if err != nil {
 		return Remote{}, err
 	}
@@ -63,7 +73,19 @@ func (s *SSH) StartRemote(ctx context.Context, d Destination, mock bool) (Remote
 	if fwd.Code != 0 {
 		return Remote{}, fmt.Errorf("ssh could not forward the host's socket: %s", orWords(lastLine(fwd.Stderr), "no reason given"))
 	}
-	r := Remote{Token: token, local: local, remote: remote, Client: &http.Client{Transport: &http.Transport{
+	mcpSock := ""
+	if back != "" {
+		mcpSock = filepath.Join(filepath.Dir(remote), mcpName)
+		fwd, err := s.run(ctx, "ssh", append(s.options(), "-O", "forward", "-R", mcpSock+":"+back, "--", d.Target), nil)
+		if err == nil && fwd.Code != 0 {
+			err = fmt.Errorf("ssh could not forward this computer's MCP servers there: %s", orWords(lastLine(fwd.Stderr), "no reason given"))
+		}
+		if err != nil {
+			_, _ = s.run(ctx, "ssh", append(s.options(), "-O", "cancel", "-L", local+":"+remote, "--", d.Target), nil)
+			return Remote{}, err
+		}
+	}
+	r := Remote{Token: token, MCPSocket: mcpSock, local: local, remote: remote, Client: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{Timeout: 10 * time.Second}).DialContext(ctx, "unix", local)
 		},
@@ -78,5 +100,24 @@ func (s *SSH) StopForward(ctx context.Context, d Destination, r Remote) error {
 	}
 	_, err := s.run(ctx, "ssh", append(s.options(), "-O", "cancel", "-L", r.local+":"+r.remote, "--", d.Target), nil)
 	_ = os.Remove(r.local)
+	if back, _ := s.reachBack(d); back != "" && r.MCPSocket != "" {
+		_, _ = s.run(ctx, "ssh", append(s.options(), "-O", "cancel", "-R", r.MCPSocket+":"+back, "--", d.Target), nil)
+	}
 	return err
+}
+
+// reachBack is this computer's API address to forward to d and the name
+// of the socket it is forwarded to in the host's Clawboo home (named for
+// this Clawboo and d, so two desktops on one host account do not meet);
+// "" when there is nothing to forward.
+func (s *SSH) reachBack(d Destination) (addr, name string) {
+	if s.ReachBack == nil {
+		return "", ""
+	}
+	addr = s.ReachBack()
+	if host, port, err := net.SplitHostPort(addr); err != nil || !net.ParseIP(host).IsLoopback() || port == "" {
+		return "", ""
+	}
+	sum := sha256.Sum256([]byte(s.Dir + "\x00" + d.Target))
+	return addr, fmt.Sprintf("mcp-%x.sock", sum[:6])
 }

@@ -30,6 +30,10 @@ type SSH struct {
 	// ~/.ssh/config (ssh reads that from the account's home, whatever
 	// $HOME says, so tests name theirs); empty: the person's own.
 	Config string
+	// ReachBack is this computer's API as a loopback host:port, which each
+	// host's connection forwards a socket to (`-R`) so runs there reach
+	// this computer's MCP servers; nil or "": nothing is forwarded back.
+	ReachBack func() string
 }
 
 // maxOutput bounds what one command's output is read up to, per stream.

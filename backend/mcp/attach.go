@@ -106,13 +106,59 @@ func BuildAttach(o AttachOptions) (Attach, error) {
 	if o.Masked {
 		tok = MaskToken(tok)
 	}
-	bearer := map[string]string{"Authorization": "Bearer " + tok}
 	bound := map[string]string{}
 	unbound := map[string]string{}
 	for _, name := range Names {
 		bound[ServerName(name)] = serverURL(base, name, o.Signer, serverBinding(name, o.Binding))
 		unbound[ServerName(name)] = serverURL(base, name, o.Signer, Binding{})
 	}
+	return assemble(base, tok, bound, unbound), nil
+}
+
+// Paths are a's server URLs without their base (each "/mcp/<name>?<its
+// signed binding>"): what a run carries to another computer, which
+// reaches the same servers at another base (Rebase).
+func (a Attach) Paths() map[string]string {
+	out := make(map[string]string, len(a.URLs))
+	for name, u := range a.URLs {
+		out[name] = strings.TrimPrefix(u, a.BaseURL)
+	}
+	return out
+}
+
+// Rebase is the attach of a run another computer carried here: its
+// servers' paths (Paths) at base, with its run token. Every server must be
+// there, each path on its own server; the signature in a path is the other
+// computer's to check, so nothing here can widen it.
+func Rebase(base, token string, paths map[string]string) (Attach, error) {
+	base = strings.TrimRight(base, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return Attach{}, fmt.Errorf("mcp attach: base URL %q is not http(s)", base)
+	}
+	if token == "" {
+		return Attach{}, errors.New("mcp attach: no attach token")
+	}
+	if len(paths) != len(Names) {
+		return Attach{}, fmt.Errorf("mcp attach: %d server paths, not %d", len(paths), len(Names))
+	}
+	bound := map[string]string{}
+	unbound := map[string]string{}
+	for _, name := range Names {
+		p, ok := paths[ServerName(name)]
+		own := "/mcp/" + name
+		if !ok || (p != own && !strings.HasPrefix(p, own+"?")) || strings.ContainsAny(p, " \t\r\n#") {
+			return Attach{}, fmt.Errorf("mcp attach: no valid path for %s", ServerName(name))
+		}
+		bound[ServerName(name)] = base + p
+		unbound[ServerName(name)] = base + own
+	}
+	return assemble(base, token, bound, unbound), nil
+}
+
+// assemble is every runtime's form of the servers at bound (unbound for
+// OpenClaw), with tok as the bearer token.
+func assemble(base, tok string, bound, unbound map[string]string) Attach {
+	bearer := map[string]string{"Authorization": "Bearer " + tok}
 	a := Attach{BaseURL: base, URLs: bound, Clients: map[string]ClientConfig{}}
 	for _, name := range Names {
 		a.Servers = append(a.Servers, ServerName(name))
@@ -148,7 +194,7 @@ func BuildAttach(o AttachOptions) (Attach, error) {
 		Format: "json", Text: jsonText(map[string]any{"mcpServers": hermes}),
 		Where: "an MCP client's JSON config (the common mcpServers form: url and headers per server)",
 	}
-	return a, nil
+	return a
 }
 
 // serverBinding narrows a run's binding to what a server uses: only

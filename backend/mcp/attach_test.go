@@ -177,3 +177,56 @@ func TestAttachConfigConnects(t *testing.T) {
 		t.Fatal("a masked token was accepted")
 	}
 }
+
+// A run carried to another computer is the same attachment at another
+// base: Rebase of Paths gives every form with the same bindings and
+// token, and a path that is not its server's is refused.
+func TestRebaseIsTheSameAttachAtAnotherBase(t *testing.T) {
+	signer := NewSigner([]byte("attach-test-key-0123456789"))
+	tok := "tok-0123456789abcdefWXYZ"
+	run := Binding{TeamID: "team-1", AgentID: "agent-1", Delegate: true}
+	here, err := BuildAttach(AttachOptions{BaseURL: "http://127.0.0.1:18795", Token: tok, Binding: run, Signer: signer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := BuildAttach(AttachOptions{BaseURL: "http://127.0.0.1:40001", Token: tok, Binding: run, Signer: signer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	there, err := Rebase("http://127.0.0.1:40001/", tok, here.Paths())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(there.URLs, want.URLs) || there.BaseURL != want.BaseURL {
+		t.Fatalf("rebased URLs %v, want %v", there.URLs, want.URLs)
+	}
+	for _, c := range Clients {
+		if there.Clients[c].Text != want.Clients[c].Text || !maps.Equal(there.Clients[c].Env, want.Clients[c].Env) {
+			t.Fatalf("%s: %q, want %q", c, there.Clients[c].Text, want.Clients[c].Text)
+		}
+	}
+	for name, paths := range map[string]map[string]string{
+		"another server's path": func() map[string]string {
+			p := maps.Clone(here.Paths())
+			p[ServerName(Tasks)] = p[ServerName(Memory)]
+			return p
+		}(),
+		"a full URL": func() map[string]string {
+			p := maps.Clone(here.Paths())
+			p[ServerName(Tasks)] = "http://evil/mcp/tasks"
+			return p
+		}(),
+		"a server missing": func() map[string]string {
+			p := maps.Clone(here.Paths())
+			delete(p, ServerName(Tools))
+			return p
+		}(),
+	} {
+		if _, err := Rebase("http://127.0.0.1:40001", tok, paths); err == nil {
+			t.Fatalf("%s was rebased", name)
+		}
+	}
+	if _, err := Rebase("http://127.0.0.1:40001", "", here.Paths()); err == nil {
+		t.Fatal("rebased without a token")
+	}
+}

@@ -24,6 +24,11 @@ type Options struct {
 	// value), sent with each run to the host's server, which keeps them in
 	// memory for that run's child only. nil: none.
 	Keys func(ctx context.Context, runtime executor.ID) map[string]string
+	// Attach is a run's attachment to this computer's MCP servers (its run
+	// token, revoked when ctx ends, and each server's path), sent with the
+	// run for the host to reach through the reverse-forwarded socket.
+	// ok false: nothing to attach. nil: runs on hosts get no MCP servers.
+	Attach func(ctx context.Context, req executor.StartRequest) (token string, paths map[string]string, ok bool, err error)
 	// Reattach is how long a dropped link is tried again before the run
 	// is lost (default 2 minutes).
 	Reattach time.Duration

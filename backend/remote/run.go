@@ -62,6 +62,11 @@ func (r *run) launch(ctx context.Context) error {
 	if env := r.env(ctx); len(env) > 0 {
 		body["env"] = env
 	}
+	if m, err := r.mcp(ctx); err != nil {
+		return err
+	} else if m != nil {
+		body["mcp"] = m
+	}
 	var out struct {
 		RunID string `json:"runId"`
 	}
@@ -93,6 +98,21 @@ func (r *run) env(ctx context.Context) map[string]string {
 		}
 	}
 	return out
+}
+
+// mcp is the run's attachment to this computer's MCP servers, for a
+// runtime that takes MCP servers on a connection that forwards them back;
+// nil otherwise. ctx bounds the run's life (the token's).
+func (r *run) mcp(ctx context.Context) (*executor.CarriedMCP, error) {
+	o := r.a.p.o
+	if o.Attach == nil || r.conn.Remote.MCPSocket == "" || !r.a.inner.Capabilities().MCP {
+		return nil, nil
+	}
+	token, paths, ok, err := o.Attach(ctx, r.req)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &executor.CarriedMCP{Socket: r.conn.Remote.MCPSocket, Token: token, Paths: paths}, nil
 }
 
 // sendTask pushes the task's branch to the host's clone of its repository

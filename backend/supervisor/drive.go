@@ -164,6 +164,7 @@ func (l *liveRun) drive() {
 		RunID: executor.RunID(l.id), AgentID: l.params.AgentID, Message: l.params.Message,
 		Context: l.params.Context, Model: l.params.Model, WorkDir: l.params.workDir, Emitter: l.em,
 		SessionKey: l.params.SessionKey, TeamID: l.params.TeamID, Delegate: l.params.Delegate,
+		MCPFrom: l.params.MCP,
 	}
 	if l.task != nil && !l.prepareTask(ctx, &req, &o) {
 		stopLaunchWatch()

@@ -233,6 +233,9 @@ type StartParams struct {
 	// runtime's keys, the task's secrets): given to the runtime's child,
 	// kept in memory for this run only, never recorded or logged.
 	Env map[string]string
+	// MCP is the desktop's MCP attachment a host's server was sent with the
+	// run (executor.StartRequest.MCPFrom); kept in memory, never recorded.
+	MCP *executor.CarriedMCP
 	// Reason says why the run was started (chat, team-turn, delegation,
 	// routine, api); it is logged with the run's start.
 	Reason string

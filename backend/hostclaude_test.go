@@ -1,0 +1,146 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/board"
+	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
+	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/internal/testkit"
+)
+
+// asHostUser runs a shell script as the test host's user.
+func asHostUser(t *testing.T, srv *testkit.SSHD, script string) string {
+	t.Helper()
+	out, err := exec.Command("su", "-s", "/bin/sh", "-c", script, srv.User).CombinedOutput()
+	if err != nil {
+		t.Fatalf("as %s: %v\n%s", srv.User, err, out)
+	}
+	return string(out)
+}
+
+// TestClaudeOnAHostReachesHomeThroughTheReverseSocket: the real claude CLI,
+// installed for the host's user (its own ~/.claude/settings.json names the
+// fake Anthropic), runs a board task placed on the host. In the host's
+// worktree it writes a file with Bash, and it claims a subtask through
+// this computer's Tasks server: the MCP call goes through the socket the
+// desktop's ssh forwards into the host's Clawboo home, with the run's own
+// token. The diff comes back by git and merges into the local repository;
+// the key reaches the model and nothing on the host's disk.
+func TestClaudeOnAHostReachesHomeThroughTheReverseSocket(t *testing.T) {
+	claude := testCLIBin(t, "claude")
+	srv := testkit.StartSSHD(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	real, err := filepath.EvalSymlinks(claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := fakeanthropic.New()
+	fsrv := httptest.NewServer(fake)
+	t.Cleanup(fsrv.Close)
+	asHostUser(t, srv, fmt.Sprintf(`set -e; mkdir -p ~/.local/bin ~/.claude; ln -sf '%s' ~/.local/bin/claude
+cat > ~/.claude/settings.json <<'EOF'
+{"env": {"ANTHROPIC_BASE_URL": "%s", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+ "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}}
+EOF`, real, fsrv.URL))
+
+	b := hostDesktop(t, srv.Config)
+	serveForTest(t, b)
+	if err := b.Vault.Set(ctx, claudeKeyName, claudeTestKey); err != nil {
+		t.Fatal(err)
+	}
+	h := authed(b)
+	hostID := addHost(t, b, srv.Alias, "Build box")
+	name, rt := "Claude afar", "claude-code"
+	agent, err := b.Agents.Create(ctx, agents.Input{Name: &name, Runtime: &rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := e2eDo(t, h, "PATCH", "/api/agents/"+agent.ID, map[string]any{"hostId": hostID}, nil); code != http.StatusOK {
+		t.Fatalf("place the agent: %d", code)
+	}
+	repo := e2eRepo(t)
+	mustTeam(t, b, "team-afar")
+	var created struct{ Task board.Task }
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Write the far note", "teamId": "team-afar", "repoPath": repo, "kind": "code", "status": "todo",
+	}, &created); code != http.StatusCreated {
+		t.Fatalf("create task: %d", code)
+	}
+	parent := created.Task
+	if code := e2eDo(t, h, "POST", "/api/board", map[string]any{
+		"title": "Follow up", "teamId": "team-afar", "parentTaskId": parent.ID, "status": "todo",
+	}, &created); code != http.StatusCreated {
+		t.Fatalf("create subtask: %d", code)
+	}
+	child := created.Task
+	fake.SetRules(fakeanthropic.Rule{
+		Match: "Write the far note", Tool: "^Bash$", TextBefore: "Writing the note.",
+		Input: map[string]any{"command": "mkdir -p notes && printf 'written by claude on the host\\n' > notes/far.md && pwd", "description": "write the note"},
+		Then: &fakeanthropic.Rule{
+			Tool:      "^mcp__clawboo-tasks__claim_task$",
+			Input:     map[string]any{"taskId": child.ID, "assigneeAgentId": agent.ID},
+			AfterTool: "done: {result}",
+		},
+	})
+
+	var res taskRunResult
+	code := e2eDo(t, h, "POST", "/api/runtimes/claude-code/run", map[string]any{"taskId": parent.ID, "assigneeAgentId": agent.ID}, &res)
+	reqs := fake.Requests()
+	if code != http.StatusOK || !res.OK || !strings.HasPrefix(res.Summary, "done: ") {
+		t.Fatalf("run: %d %+v\nmodel calls: %+v", code, res, reqs)
+	}
+	if len(reqs) != 3 {
+		t.Fatalf("the model saw %d requests", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.APIKey != claudeTestKey {
+			t.Fatalf("request %d carried key %q, not this computer's vault's", i, r.APIKey)
+		}
+	}
+	// Bash ran in the host's worktree, under the host user's home.
+	if !strings.Contains(reqs[1].Result, srv.UserHome+"/.clawboo-host/") {
+		t.Fatalf("Bash ran in %q, not in the host's worktree", reqs[1].Result)
+	}
+	// The MCP call reached this computer's Tasks server, bound to the agent.
+	if !strings.Contains(reqs[2].Result, agent.ID) || strings.Contains(reqs[2].Result, "error") {
+		t.Fatalf("claim_task said %q", reqs[2].Result)
+	}
+	wantClaimedBy(t, h, child.ID, agent.ID)
+	run, err := b.Store.GetRun(ctx, res.RunID)
+	if err != nil || run.HostID == nil || *run.HostID != hostID {
+		t.Fatalf("the run's host: %+v %v", run.HostID, err)
+	}
+	// The work came back by git: the diff here, then the merge.
+	wantReviewDiff(t, h, res, parent.ID, "notes/far.md", "written by claude on the host")
+	if code := e2eDo(t, h, "POST", "/api/board/"+parent.ID+"/merge", map[string]any{}, nil); code != http.StatusOK {
+		t.Fatalf("merge: %d", code)
+	}
+	note, err := exec.Command("git", "-C", repo, "show", "main:notes/far.md").Output()
+	if err != nil || strings.TrimSpace(string(note)) != "written by claude on the host" {
+		t.Fatalf("the local repository's main: %q %v", note, err)
+	}
+	// Nothing secret is on the host's disk, and the socket that reaches
+	// this computer is the host user's only.
+	token, _ := b.Vault.Get(ctx, mcp.TokenSlot)
+	if out, _ := exec.Command("grep", "-rlF", claudeTestKey, srv.UserHome).Output(); len(out) > 0 {
+		t.Fatalf("the key is on the host's disk: %s", out)
+	}
+	if out, _ := exec.Command("grep", "-rlF", token, srv.UserHome).Output(); len(out) > 0 {
+		t.Fatalf("this computer's MCP install token is on the host's disk: %s", out)
+	}
+	socks := asHostUser(t, srv, `ls -l ~/.clawboo-host/ | grep 'mcp-.*\.sock' || true`)
+	if !strings.HasPrefix(strings.TrimSpace(socks), "srw-------") {
+		t.Fatalf("the reverse-forwarded socket is not the host user's only: %q", socks)
+	}
+}
