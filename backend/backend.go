@@ -167,21 +167,22 @@ func openHome(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, err
 	}
 	reg := executor.NewRegistry()
+	b := &Backend{
+		Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
+		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home}),
+		door: &dispatch.Door{Registry: reg, Store: st, Log: log.With("part", "dispatch")},
+	}
 	if cfg.EnableMock {
 		m := mock.New()
 		if cfg.MockWorktrees {
 			m = mock.NewWithWorktrees()
 		}
-		if err := reg.Register(m); err != nil {
+		if err := reg.Register(m.WithAsk(b.askMock)); err != nil {
 			st.Close()
 			return nil, err
 		}
 	}
-	return &Backend{
-		Config: cfg, Store: st, Registry: reg, log: log, runtimesChanged: bus.New[struct{}](0),
-		Auth: api.NewAuth(api.AuthOptions{Home: cfg.Home}),
-		door: &dispatch.Door{Registry: reg, Store: st, Log: log.With("part", "dispatch")},
-	}, nil
+	return b, nil
 }
 
 // New opens the database, recovers from any crash, and builds the API.

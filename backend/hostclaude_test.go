@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,9 +13,11 @@ import (
 	"time"
 
 	"github.com/clawboo/desktop/backend/agents"
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
 	"github.com/clawboo/desktop/backend/mcp"
+	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/internal/testkit"
 )
 
@@ -143,4 +146,87 @@ EOF`, real, fsrv.URL))
 	if !strings.HasPrefix(strings.TrimSpace(socks), "srw-------") {
 		t.Fatalf("the reverse-forwarded socket is not the host user's only: %q", socks)
 	}
+}
+
+// pendingHere waits for the one pending approval of runID in this
+// computer's queue.
+func pendingHere(t *testing.T, b *Backend, runID string) approval.Request {
+	t.Helper()
+	var got approval.Request
+	testkit.EventuallySays(t, 60*time.Second, "the host's question asked here", func() (bool, string) {
+		ps, err := b.Approvals.Pending(context.Background())
+		for _, p := range ps {
+			if p.RunID == runID {
+				got = p
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d pending (%v)", len(ps), err)
+	})
+	return got
+}
+
+// TestAHostsQuestionIsAskedHere: a command a run on a host asks a person
+// about is asked in this computer's queue (the page, the tray, the popup),
+// naming the host; the answer given here is the one the run there gets,
+// and an answer given on the host itself withdraws the copy here.
+func TestAHostsQuestionIsAskedHere(t *testing.T) {
+	r := newHostRig(t)
+	res := r.run(t, r.task(t, "Deploy", "!ask make deploy\n!ok after"), false)
+	runID := res["runId"].(string)
+	p := pendingHere(t, r.b, runID)
+	if p.Kind != approval.KindCommand || p.Command != "make deploy" || !strings.Contains(p.Title, "on Build box") ||
+		!strings.HasPrefix(p.Folder, "Build box: "+r.srv.UserHome) || p.AgentID != r.agent || p.TaskID == "" {
+		t.Fatalf("the question here: %+v", p)
+	}
+	if code := e2eDo(t, authed(r.b), "POST", "/api/approvals/"+p.ID+"/resolve", map[string]any{"decision": "allow"}, nil); code != http.StatusOK {
+		t.Fatalf("allow: %d", code)
+	}
+	run := r.waitRun(t, runID)
+	if run.Status != store.RunSucceeded {
+		t.Fatalf("the run: %s %q", run.Status, run.Error)
+	}
+	r.waitEvent(t, runID, "allowed: make deploy")
+
+	// Denied here: the run there is told no.
+	res = r.run(t, r.task(t, "Drop tables", "!ask psql -c 'drop table users'\n!ok after"), false)
+	runID = res["runId"].(string)
+	p = pendingHere(t, r.b, runID)
+	if code := e2eDo(t, authed(r.b), "POST", "/api/approvals/"+p.ID+"/resolve", map[string]any{"decision": "deny"}, nil); code != http.StatusOK {
+		t.Fatalf("deny: %d", code)
+	}
+	r.waitRun(t, runID)
+	r.waitEvent(t, runID, "not allowed: psql")
+
+	// Answered on the host itself: the copy here is withdrawn.
+	res = r.run(t, r.task(t, "Answered there", "!ask make it\n!ok after"), false)
+	runID = res["runId"].(string)
+	here := pendingHere(t, r.b, runID)
+	conn, err := r.b.Hosts.Connect(context.Background(), r.hostID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "http://localhost/api/approvals", nil)
+	hres, err := conn.Remote.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var there struct{ Approvals []approval.Request }
+	err = json.NewDecoder(hres.Body).Decode(&there)
+	hres.Body.Close()
+	if err != nil || len(there.Approvals) != 1 {
+		t.Fatalf("the host's queue: %+v %v", there, err)
+	}
+	req, _ = http.NewRequest("POST", "http://localhost/api/approvals/"+there.Approvals[0].ID+"/resolve", strings.NewReader(`{"decision":"allow"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if hres, err = conn.Remote.Do(req); err != nil || hres.StatusCode != http.StatusOK {
+		t.Fatalf("answer on the host: %v %v", hres, err)
+	}
+	hres.Body.Close()
+	r.waitRun(t, runID)
+	r.waitEvent(t, runID, "allowed: make it")
+	testkit.EventuallySays(t, 30*time.Second, "the copy here withdrawn", func() (bool, string) {
+		got, err := r.b.Approvals.Get(context.Background(), here.ID)
+		return err == nil && got.Status != approval.Pending, string(got.Status)
+	})
 }

@@ -44,7 +44,7 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 	})
 	b.placer = remote.New(remote.Options{
 		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Mock: b.Config.EnableMock, Log: b.log.With("part", "remote"),
-		Keys: b.runtimeKeys,
+		Keys: b.runtimeKeys, Approvals: b.Approvals,
 		Attach: func(ctx context.Context, req executor.StartRequest) (string, map[string]string, bool, error) {
 			a, ok, err := b.runAttach(ctx, req)
 			if !ok || err != nil {

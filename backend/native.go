@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 
+	"github.com/clawboo/desktop/backend/adapters/mock"
 	"github.com/clawboo/desktop/backend/adapters/native"
 	"github.com/clawboo/desktop/backend/agents"
 	"github.com/clawboo/desktop/backend/approval"
@@ -57,6 +59,19 @@ func (b *Backend) askCommand(ctx context.Context, r native.AskRequest) (native.A
 	default:
 		return native.AskAnswer{Outcome: native.AskExpired, Note: got.Note}, nil
 	}
+}
+
+// askMock puts the mock's !ask to a person as a native run's command is
+// put (askCommand), so tests can ask without a model.
+func (b *Backend) askMock(ctx context.Context, q mock.Question) (bool, string, error) {
+	a, err := b.askCommand(ctx, native.AskRequest{
+		Command: q.Command, Argv: strings.Fields(q.Command), Folder: q.Folder,
+		AgentID: q.AgentID, TeamID: q.TeamID, TaskID: q.TaskID, RunID: q.RunID,
+	})
+	if err != nil {
+		return false, "", err
+	}
+	return a.Outcome == native.AskAllowed, a.Note, nil
 }
 
 // nativeConfig is an agent's config as the adapter reads it: the agents

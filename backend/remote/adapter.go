@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/hosts"
@@ -29,6 +30,9 @@ type Options struct {
 	// run for the host to reach through the reverse-forwarded socket.
 	// ok false: nothing to attach. nil: runs on hosts get no MCP servers.
 	Attach func(ctx context.Context, req executor.StartRequest) (token string, paths map[string]string, ok bool, err error)
+	// Approvals is this computer's queue: what a run on a host asks a
+	// person is asked here, naming the host (nil: asked only there).
+	Approvals *approval.Queue
 	// Reattach is how long a dropped link is tried again before the run
 	// is lost (default 2 minutes).
 	Reattach time.Duration

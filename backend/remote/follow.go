@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ func (r *run) follow() {
 		case <-ctx.Done():
 		}
 	}()
+	go r.askHome(ctx)
 	deadline := time.Now().Add(o.Reattach)
 	wait := 250 * time.Millisecond
 	for {
@@ -124,45 +126,38 @@ func (r *run) stream(ctx context.Context) (*executor.Event, error) {
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("the host answered %s for the run's events", res.Status)
 	}
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), maxEventLine)
-	var data strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		if line != "" {
-			if d, ok := strings.CutPrefix(line, "data:"); ok {
-				if data.Len() > 0 {
-					data.WriteByte('\n')
-				}
-				data.WriteString(strings.TrimPrefix(d, " "))
-			}
-			continue // id:, event: and comments (pings) add nothing the data lacks
-		}
-		if data.Len() == 0 {
-			continue
-		}
+	var done *executor.Event
+	errDone := errors.New("done")
+	err = readSSE(res.Body, func(_, data string) error {
 		var ev executor.Event
-		err := json.Unmarshal([]byte(data.String()), &ev)
-		data.Reset()
-		if err != nil {
-			return nil, fmt.Errorf("the host sent an event that is not one: %w", err)
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			return fmt.Errorf("the host sent an event that is not one: %w", err)
 		}
 		if ev.Seq <= r.last {
-			continue // already taken before the link dropped
+			return nil // already taken before the link dropped
 		}
 		r.last = ev.Seq
 		if ev.Kind == executor.KindDone {
-			return &ev, nil
+			done = &ev
+			return errDone
 		}
 		ev.RunID, ev.Seq = "", 0
-		if err := r.em.Emit(ctx, ev); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return r.em.Emit(ctx, ev)
+	})
+	switch {
+	case done != nil:
+		return done, nil
+	case err != nil:
 		return nil, err
 	}
 	return nil, errNoDone
+}
+
+// newLineScanner reads an event stream's lines, each up to maxEventLine.
+func newLineScanner(body io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 64<<10), maxEventLine)
+	return sc
 }
 
 // reattach reaches the host again after the link dropped; it reports the

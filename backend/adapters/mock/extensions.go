@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -167,4 +168,46 @@ func criticScript(ds []Directive, round int) []Directive {
 		answer = answers[len(answers)-1]
 	}
 	return []Directive{{Name: "ok", Arg: answer}}
+}
+
+// askPerson is !ask COMMAND: a run_command tool call whose result is a
+// person's answer (the command is never run). A stop withdraws the
+// question.
+func (r *run) askPerson(command string) bool {
+	id := r.nextToolID()
+	input, _ := json.Marshal(map[string]string{"command": command})
+	if !r.emit(executor.ToolCall(id, "run_command", input)) {
+		return false
+	}
+	out := "no one can be asked here"
+	allowed := false
+	if r.ask != nil && command != "" {
+		ctx, cancel := context.WithCancel(r.ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-r.aborted:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		task, _ := strings.CutPrefix(r.req.SessionKey, "task:")
+		if task == r.req.SessionKey {
+			task = ""
+		}
+		ok, note, err := r.ask(ctx, Question{Command: command, Folder: r.workDir, RunID: string(r.req.RunID), AgentID: r.req.AgentID, TeamID: r.req.TeamID, TaskID: task})
+		switch {
+		case err != nil:
+			out = "not asked: " + err.Error()
+		case ok:
+			out, allowed = "allowed: "+command, true
+		default:
+			out = "not allowed: " + command
+		}
+		if note != "" {
+			out += " (" + note + ")"
+		}
+	}
+	r.texts = append(r.texts, out)
+	return r.emit(executor.ToolResult(id, "run_command", out, !allowed)) && r.emit(executor.Text(out))
 }

@@ -39,6 +39,9 @@
 //	!critic <json>                    a scripted critic's answer (see below); ignored by other runs
 //	!hasenv <NAME>                    text saying whether the run was given NAME in its
 //	                                  environment (and its length), never its value
+//	!ask <command>                    a run_command tool call put to a person (the
+//	                                  host's approvals queue, as native's is); its
+//	                                  result and a text say the answer; never run
 //
 // A review run (the critic's: session key "review:<task>:<round>:<id>",
 // whose message quotes the task's description) plays none of the task's
@@ -63,7 +66,25 @@ import (
 
 // Adapter is the clawboo-mock runtime.
 type Adapter struct {
-	worktrees bool // declares Worktrees and gives !write the run's folder
+	worktrees bool    // declares Worktrees and gives !write the run's folder
+	ask       AskFunc // puts !ask's command to a person; nil: no one to ask
+}
+
+// Question is what !ask puts to a person: a command the run would run in
+// its folder (the mock never runs it).
+type Question struct {
+	Command, Folder, RunID, AgentID, TeamID, TaskID string
+}
+
+// AskFunc puts a question to a person and answers true only when they
+// allowed it; an error means no one was asked.
+type AskFunc func(ctx context.Context, q Question) (allowed bool, note string, err error)
+
+// WithAsk has !ask put its command to a person through f (the host's
+// approvals queue), as the native runtime's run_command does.
+func (a *Adapter) WithAsk(f AskFunc) *Adapter {
+	a.ask = f
+	return a
 }
 
 // New returns the mock runtime as seed 000 describes it.
@@ -122,7 +143,7 @@ func (a *Adapter) Start(ctx context.Context, req executor.StartRequest) (executo
 			return nil, ctx.Err()
 		}
 	}
-	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume, delegate: req.Delegate, env: req.Env}
+	r := &run{em: req.Emitter, ctx: ctx, aborted: make(chan struct{}), resume: req.Resume, delegate: req.Delegate, env: req.Env, ask: a.ask, req: req}
 	if a.worktrees {
 		r.workDir = req.WorkDir // without worktrees the mock has no folder to write in
 	}
@@ -140,6 +161,8 @@ type run struct {
 	toolSeq   int
 	texts     []string
 	delegate  executor.DelegateFunc // a leader's turn only (see !delegate)
+	ask       AskFunc               // see !ask
+	req       executor.StartRequest // who and where, for !ask
 	env       map[string]string     // what the host gave the run's environment (!hasenv)
 }
 
@@ -298,6 +321,8 @@ func (r *run) step(d Directive) bool {
 		return r.emit(executor.Text(text))
 	case "delegate":
 		return r.delegateTo(d.Arg)
+	case "ask":
+		return r.askPerson(strings.TrimSpace(d.Arg))
 	case "flood":
 		n := countArg(d.Arg, DefaultFlood, MaxFlood)
 		for i := 0; i < n; i++ {
