@@ -75,6 +75,9 @@ type Options struct {
 	// keys a desktop sends with a run (POST …/run {env}) and keeps them in
 	// memory for that run only.
 	HostServer bool
+	// HostRecheck is how often a host found unreachable is looked at
+	// again (default one minute).
+	HostRecheck time.Duration
 }
 
 // Backend is a running Clawboo backend.

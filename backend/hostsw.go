@@ -40,7 +40,7 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 	}
 	svc := hosts.Open(hosts.Options{
 		Store: b.Store, SSH: ssh, Log: b.log.With("part", "hosts"), Programs: b.hostPrograms,
-		Version: opts.Version, Builds: hosts.Builds(opts.HostBuilds),
+		Version: opts.Version, Builds: hosts.Builds(opts.HostBuilds), Recheck: opts.HostRecheck,
 	})
 	b.placer = remote.New(remote.Options{
 		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Mock: b.Config.EnableMock, Log: b.log.With("part", "remote"),
@@ -121,6 +121,11 @@ func (b *Backend) hostWait(ctx context.Context, agentID string) (string, string)
 	}
 	if n := b.liveOn(h.ID); h.Concurrency > 0 && n >= h.Concurrency {
 		return hostWindow(h.ID), fmt.Sprintf("%s is running %d of its %d runs at once", h.Name, n, h.Concurrency)
+	}
+	// Reached now (the connection the run then uses), so a host that went
+	// away since it was checked holds the work instead of failing it.
+	if why := b.Hosts.Reach(ctx, h.ID, b.Config.EnableMock); why != "" {
+		return hostWindow(h.ID), why
 	}
 	return "", ""
 }

@@ -51,7 +51,9 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 	if err != nil {
 		return Conn{}, err
 	}
-	if why := h.NotReady(); why != "" {
+	// An unreachable host is tried (a run re-attaching, a stop to send):
+	// reaching it is news a probe then confirms.
+	if why := h.NotReady(); why != "" && h.State != Unreachable {
 		return Conn{}, errors.New(why)
 	}
 	d, err := ParseDestination(h.Destination)
@@ -69,12 +71,63 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 		delete(s.conns, id)
 	}
 	r, err := s.ssh.StartRemote(ctx, d, mock)
+	var lost *LinkError
+	if errors.As(err, &lost) && h.State != lost.Probe.State && ctx.Err() == nil {
+		// Noticed on the way (not by a probe): the door holds its work from
+		// now on, and the recheck sees it come back.
+		p := lost.Probe
+		p.Fingerprint, p.Info, p.Runtimes = h.Fingerprint, h.Info, h.Runtimes
+		if h2, rerr := s.record(ctx, h, p); rerr == nil {
+			h = h2
+		}
+	}
 	if err != nil {
+		if why := h.NotReady(); why != "" && lost != nil {
+			return Conn{}, errors.New(why)
+		}
 		return Conn{}, fmt.Errorf("%s: %w", h.Name, err)
+	}
+	if h.State == Unreachable {
+		s.Check(id) // it answers again: look at all of it (version, runtimes)
 	}
 	c := Conn{Host: h, Destination: d, Remote: r}
 	s.conns[id] = c
 	return c, nil
+}
+
+// Reach answers whether a ready host answers now, reaching it (and
+// keeping the connection for the run) if no connection is alive; a host
+// ssh cannot reach is recorded as such, and the answer is why, in words.
+func (s *Service) Reach(ctx context.Context, id string, mock bool) string {
+	if _, err := s.Connect(ctx, id, mock); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// recheck looks again, every, at each host last found unreachable, so
+// one that comes back is ready (and its waiting work starts) without a
+// person testing it.
+func (s *Service) recheck(every time.Duration) {
+	defer s.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			return
+		}
+		hs, err := s.List(s.ctx)
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			if h.State == Unreachable {
+				s.Check(h.ID)
+			}
+		}
+	}
 }
 
 // Forget drops a host's connection after a request through it failed, so

@@ -60,6 +60,9 @@ func (s *SSH) StartRemote(ctx context.Context, d Destination, mock bool) (Remote
 			remote = strings.TrimSpace(l)
 		}
 	}
+	if out.Code == sshFailed {
+		return Remote{}, &LinkError{Probe: classify(out.Stderr)}
+	}
 	if out.Code != 0 || remote == "" || token == "" {
 		return Remote{}, fmt.Errorf("the host's Clawboo did not start: %s", orWords(lastLine(out.Stderr), fmt.Sprintf("exit %d", out.Code)))
 	}
@@ -92,6 +95,16 @@ func (s *SSH) StartRemote(ctx context.Context, d Destination, mock bool) (Remote
 	}}}
 	return r, nil
 }
+
+// sshFailed is ssh's own exit status when it could not reach the host (a
+// remote command's status is passed through otherwise).
+const sshFailed = 255
+
+// LinkError is a host ssh could not reach (refused, timed out, its key
+// changed), with what a probe would have said of it.
+type LinkError struct{ Probe Probe }
+
+func (e *LinkError) Error() string { return e.Probe.Reason }
 
 // StopForward ends the forward of r (the host's server goes on).
 func (s *SSH) StopForward(ctx context.Context, d Destination, r Remote) error {

@@ -81,6 +81,9 @@ type Options struct {
 	Version string
 	// Builds finds the headless build for a host's OS and architecture.
 	Builds func(goos, arch string) (Build, error)
+	// Recheck is how often a host found unreachable is looked at again
+	// (default one minute).
+	Recheck time.Duration
 }
 
 // Open makes the service.
@@ -91,11 +94,17 @@ func Open(o Options) *Service {
 	if o.Builds == nil {
 		o.Builds = Builds("")
 	}
+	if o.Recheck <= 0 {
+		o.Recheck = time.Minute
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{
+	s := &Service{
 		st: o.Store, ssh: o.SSH, log: o.Log, now: time.Now, Events: bus.New[Host](0), programs: o.Programs,
 		version: o.Version, builds: o.Builds, ctx: ctx, cancel: cancel, busy: map[string]bool{}, conns: map[string]Conn{},
 	}
+	s.wg.Add(1)
+	go s.recheck(o.Recheck)
+	return s
 }
 
 // Close stops the probes in flight and waits for them.
