@@ -22,6 +22,7 @@ import (
 	"github.com/clawboo/desktop/backend"
 	"github.com/clawboo/desktop/backend/config"
 	"github.com/clawboo/desktop/backend/instance"
+	"github.com/clawboo/desktop/backend/proc"
 )
 
 // `clawboo host`: this program as the server of another machine a
@@ -34,12 +35,15 @@ import (
 const hostUsage = `Usage:
   clawboo host --start [--home DIR] [--enable-mock]
   clawboo host --serve [--home DIR] [--enable-mock]
+  clawboo host --find PROGRAM...
 
 --start starts the host server detached unless one of this version already
 answers, and prints its socket. A server of another version (the desktop
 upgraded this program) is stopped first, unless it still has runs going:
 then --start says so and exits 3. --serve runs it in the foreground. The
-home defaults to ~/.clawboo-host; the socket is <home>/host.sock.
+home defaults to ~/.clawboo-host; the socket is <home>/host.sock. --find
+prints "rt:PROGRAM" for each program the server would find (its PATH and
+the per-user install folders), the runtimes the desktop lists for it.
 `
 
 func hostCommand(args []string, stdout, stderr io.Writer) int {
@@ -49,7 +53,21 @@ func hostCommand(args []string, stdout, stderr io.Writer) int {
 	serveIt := fl.Bool("serve", false, "serve in the foreground")
 	home := fl.String("home", "", "state folder (default ~/.clawboo-host)")
 	mock := fl.Bool("enable-mock", false, "offer the mock runtime (the desktop offers it)")
-	if err := fl.Parse(args); err != nil || fl.NArg() > 0 || *start == *serveIt {
+	find := fl.Bool("find", false, "print the programs of the arguments this server would find")
+	if err := fl.Parse(args); err != nil {
+		fmt.Fprint(stderr, hostUsage)
+		return 2
+	}
+	if *find && !*start && !*serveIt {
+		r := proc.NewResolver(proc.ResolverOptions{NoWatch: true})
+		for _, name := range fl.Args() {
+			if _, ok := r.Find(name); ok {
+				fmt.Fprintln(stdout, "rt:"+name)
+			}
+		}
+		return 0
+	}
+	if fl.NArg() > 0 || *start == *serveIt || *find {
 		fmt.Fprint(stderr, hostUsage)
 		return 2
 	}

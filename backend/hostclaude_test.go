@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/fakes/fakeanthropic"
+	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/store"
 	"github.com/clawboo/desktop/internal/testkit"
@@ -202,7 +204,7 @@ func TestAHostsQuestionIsAskedHere(t *testing.T) {
 	res = r.run(t, r.task(t, "Answered there", "!ask make it\n!ok after"), false)
 	runID = res["runId"].(string)
 	here := pendingHere(t, r.b, runID)
-	conn, err := r.b.Hosts.Connect(context.Background(), r.hostID, true)
+	conn, err := r.b.Hosts.Connect(context.Background(), r.hostID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,4 +231,39 @@ func TestAHostsQuestionIsAskedHere(t *testing.T) {
 		got, err := r.b.Approvals.Get(context.Background(), here.ID)
 		return err == nil && got.Status != approval.Pending, string(got.Status)
 	})
+}
+
+// TestARuntimeIsInstalledOnTheHost: a runtime the host lacks is installed
+// there through the host's own install stream (pipx, as that user's own:
+// here a stand-in pipx in the user's ~/.local/bin, which the host's
+// Clawboo finds though ssh's PATH lacks it), its events streamed here;
+// then the host lists the runtime. An install of a runtime the host's
+// server does not know is refused in its words.
+func TestARuntimeIsInstalledOnTheHost(t *testing.T) {
+	r := newHostRig(t)
+	asHostUser(t, r.srv, `set -e; mkdir -p ~/.local/bin; cat > ~/.local/bin/pipx <<'END'
+#!/bin/sh
+echo "pipx $*"
+printf '#!/bin/sh\necho hermes 0.9\n' > "$HOME/.local/bin/hermes"; chmod +x "$HOME/.local/bin/hermes"
+END
+chmod +x ~/.local/bin/pipx`)
+	if h := r.waitHost(t, hosts.Ready); slices.Contains(h.Runtimes, "hermes") {
+		t.Fatalf("hermes is there before the install: %v", h.Runtimes)
+	}
+	req := httptest.NewRequest("POST", "http://127.0.0.1/api/hosts/"+r.hostID+"/runtimes/hermes/install", nil)
+	rec := httptest.NewRecorder()
+	authed(r.b).ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream") ||
+		!strings.Contains(body, "pipx install hermes-agent") || !strings.Contains(body, `"type":"complete"`) || !strings.Contains(body, `"success":true`) {
+		t.Fatalf("the install stream: %d %q", rec.Code, body)
+	}
+	testkit.EventuallySays(t, 60*time.Second, "the host to list hermes", func() (bool, string) {
+		h, err := r.b.Hosts.Get(context.Background(), r.hostID)
+		return err == nil && h.State == hosts.Ready && slices.Contains(h.Runtimes, "hermes"), fmt.Sprintf("%s %v", h.State, h.Runtimes)
+	})
+	var e struct{ Error string }
+	if code := e2eDo(t, authed(r.b), "POST", "/api/hosts/"+r.hostID+"/runtimes/no-such-runtime/install", nil, &e); code != http.StatusNotFound || !strings.Contains(e.Error, "Build box: unknown runtime") {
+		t.Fatalf("an unknown runtime: %d %q", code, e.Error)
+	}
 }

@@ -457,7 +457,7 @@ func TestStopReachesTheHostWhenTheLinkIsBack(t *testing.T) {
 func (r *hostRig) noRunGoingThere(t *testing.T) {
 	t.Helper()
 	testkit.EventuallySays(t, 60*time.Second, "no run going there", func() (bool, string) {
-		conn, err := r.b.Hosts.Connect(context.Background(), r.hostID, true)
+		conn, err := r.b.Hosts.Connect(context.Background(), r.hostID)
 		if err != nil {
 			return false, err.Error()
 		}

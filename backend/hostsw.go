@@ -41,9 +41,10 @@ func (b *Backend) openHosts(opts Options) *hosts.Service {
 	svc := hosts.Open(hosts.Options{
 		Store: b.Store, SSH: ssh, Log: b.log.With("part", "hosts"), Programs: b.hostPrograms,
 		Version: opts.Version, Builds: hosts.Builds(opts.HostBuilds), Recheck: opts.HostRecheck,
+		Mock: b.Config.EnableMock,
 	})
 	b.placer = remote.New(remote.Options{
-		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Mock: b.Config.EnableMock, Log: b.log.With("part", "remote"),
+		Hosts: svc, Worktrees: b.Worktrees, Board: b.Board, Log: b.log.With("part", "remote"),
 		Keys: b.runtimeKeys, Approvals: b.Approvals,
 		Attach: func(ctx context.Context, req executor.StartRequest) (string, map[string]string, bool, error) {
 			a, ok, err := b.runAttach(ctx, req)
@@ -124,7 +125,7 @@ func (b *Backend) hostWait(ctx context.Context, agentID string) (string, string)
 	}
 	// Reached now (the connection the run then uses), so a host that went
 	// away since it was checked holds the work instead of failing it.
-	if why := b.Hosts.Reach(ctx, h.ID, b.Config.EnableMock); why != "" {
+	if why := b.Hosts.Reach(ctx, h.ID); why != "" {
 		return hostWindow(h.ID), why
 	}
 	return "", ""

@@ -176,6 +176,7 @@ func (a *API) routes() {
 	a.mux.Handle("/api/hosts/{id}", methods{"GET": a.getHost, "PATCH": a.patchHost, "DELETE": a.removeHost})
 	a.mux.Handle("/api/hosts/{id}/trust", methods{"POST": a.trustHost})
 	a.mux.Handle("/api/hosts/{id}/check", methods{"POST": a.checkHost})
+	a.mux.Handle("/api/hosts/{id}/runtimes/{rt}/install", methods{"POST": a.installOnHost})
 	a.mux.Handle("/api/settings/ollama-base-url", methods{"GET": a.getOllamaURL, "PUT": a.putOllamaURL})
 	a.mux.Handle("/api/runs", methods{"GET": a.listRuns})
 	a.mux.Handle("/api/runs/{id}", methods{"GET": a.getRun})

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -145,6 +146,39 @@ func (a *API) removeHost(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// installOnHost: POST /api/hosts/{id}/runtimes/{rt}/install streams the
+// host's own install of rt (the same events as POST
+// /api/runtimes/{id}/install here), then the host is looked at again.
+func (a *API) installOnHost(w http.ResponseWriter, r *http.Request) {
+	if !a.hostsReady(w) {
+		return
+	}
+	var sse *sseWriter
+	err := a.opts.Hosts.InstallRuntime(r.Context(), r.PathValue("id"), r.PathValue("rt"), func(ev []byte) {
+		if sse == nil {
+			sse = newSSE(w)
+		}
+		sse.event(0, "", ev)
+		_ = sse.flush()
+	})
+	switch {
+	case err == nil && sse == nil:
+		writeError(w, http.StatusBadGateway, "the host's install said nothing")
+	case err != nil && sse != nil:
+		// The stream began: the failure is its last event.
+		b, _ := json.Marshal(map[string]any{"type": "error", "code": "HOST_LINK", "message": err.Error()})
+		sse.event(0, "", b)
+		_ = sse.flush()
+	case err != nil:
+		var refused *hosts.HostRefused
+		if errors.As(err, &refused) {
+			writeError(w, refused.Code, "%s", refused.Msg)
+			return
+		}
+		hostError(w, err)
+	}
+}
+
 func hostError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, hosts.ErrNotFound):
@@ -152,7 +186,7 @@ func hostError(w http.ResponseWriter, err error) {
 	case errors.Is(err, hosts.ErrDestination), errors.Is(err, hosts.ErrName), errors.Is(err, hosts.ErrConcurrency):
 		writeError(w, http.StatusBadRequest, "%v", err)
 	case errors.Is(err, hosts.ErrTaken), errors.Is(err, hosts.ErrNotAsked), errors.Is(err, hosts.ErrKeyKnown),
-		errors.Is(err, hosts.ErrFingerprintChanged):
+		errors.Is(err, hosts.ErrFingerprintChanged), errors.Is(err, hosts.ErrNotReady):
 		writeError(w, http.StatusConflict, "%v", err)
 	default:
 		writeError(w, http.StatusBadGateway, "%v", err)

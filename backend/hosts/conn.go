@@ -46,7 +46,7 @@ func (s *SSH) GitSSHCommand() (string, error) {
 // Connect answers a ready host's connection, starting its server and the
 // forward when none answers (the first run, or after the link dropped).
 // A host that is not ready is refused with its state in words.
-func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, error) {
+func (s *Service) Connect(ctx context.Context, id string) (Conn, error) {
 	h, err := s.Get(ctx, id)
 	if err != nil {
 		return Conn{}, err
@@ -54,7 +54,7 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 	// An unreachable host is tried (a run re-attaching, a stop to send):
 	// reaching it is news a probe then confirms.
 	if why := h.NotReady(); why != "" && h.State != Unreachable {
-		return Conn{}, errors.New(why)
+		return Conn{}, notReady(why)
 	}
 	d, err := ParseDestination(h.Destination)
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 		_ = s.ssh.StopForward(ctx, d, c.Remote) // a forward on a dead connection
 		delete(s.conns, id)
 	}
-	r, err := s.ssh.StartRemote(ctx, d, mock)
+	r, err := s.ssh.StartRemote(ctx, d, s.mock)
 	var lost *LinkError
 	if errors.As(err, &lost) && h.State != lost.Probe.State && ctx.Err() == nil {
 		// Noticed on the way (not by a probe): the door holds its work from
@@ -83,7 +83,7 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 	}
 	if err != nil {
 		if why := h.NotReady(); why != "" && lost != nil {
-			return Conn{}, errors.New(why)
+			return Conn{}, notReady(why)
 		}
 		return Conn{}, fmt.Errorf("%s: %w", h.Name, err)
 	}
@@ -98,8 +98,8 @@ func (s *Service) Connect(ctx context.Context, id string, mock bool) (Conn, erro
 // Reach answers whether a ready host answers now, reaching it (and
 // keeping the connection for the run) if no connection is alive; a host
 // ssh cannot reach is recorded as such, and the answer is why, in words.
-func (s *Service) Reach(ctx context.Context, id string, mock bool) string {
-	if _, err := s.Connect(ctx, id, mock); err != nil {
+func (s *Service) Reach(ctx context.Context, id string) string {
+	if _, err := s.Connect(ctx, id); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -129,6 +129,15 @@ func (s *Service) recheck(every time.Duration) {
 		}
 	}
 }
+
+// ErrNotReady is a host that cannot take work now (Connect says which
+// and why, in words).
+var ErrNotReady = errors.New("the host is not ready")
+
+type notReady string
+
+func (e notReady) Error() string        { return string(e) }
+func (e notReady) Is(target error) bool { return target == ErrNotReady }
 
 // Forget drops a host's connection after a request through it failed, so
 // the next Connect makes a new one.

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -76,6 +78,40 @@ func (s *SSH) HostVersion(ctx context.Context, d Destination) (string, error) {
 		return m[1], nil
 	}
 	return "", nil
+}
+
+// Found answers which of programs (runtime id → program name) the host's
+// Clawboo finds there: its PATH and the per-user install folders, as its
+// runs look for them (a login shell's PATH often lacks ~/.local/bin).
+func (s *SSH) Found(ctx context.Context, d Destination, programs map[string]string) ([]string, error) {
+	var names []string
+	for _, p := range programs {
+		if programName.MatchString(p) && !slices.Contains(names, p) {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	out, err := s.Exec(ctx, d, hostBinary+` host --find `+strings.Join(names, " "))
+	if err == nil && out.Code != 0 {
+		err = fmt.Errorf("the host's Clawboo did not look for its runtimes: %s", orWords(lastLine(out.Stderr), fmt.Sprintf("exit %d", out.Code)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, w := range strings.Fields(out.Stdout) {
+		if name, ok := strings.CutPrefix(w, "rt:"); ok {
+			found[name] = true
+		}
+	}
+	ids := []string{}
+	for id, prog := range programs {
+		if found[prog] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
 }
 
 // Install streams b to the host and puts it in place once the host checked

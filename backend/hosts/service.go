@@ -52,6 +52,7 @@ type Service struct {
 	// programs are the runtimes looked for on a host: id → program name.
 	programs func() map[string]string
 	version  string
+	mock     bool
 	builds   func(goos, arch string) (Build, error)
 	log      *slog.Logger
 	now      func() time.Time
@@ -84,6 +85,9 @@ type Options struct {
 	// Recheck is how often a host found unreachable is looked at again
 	// (default one minute).
 	Recheck time.Duration
+	// Mock: this Clawboo offers the mock runtime, so its hosts' servers do
+	// too (started with --enable-mock).
+	Mock bool
 }
 
 // Open makes the service.
@@ -100,7 +104,7 @@ func Open(o Options) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{
 		st: o.Store, ssh: o.SSH, log: o.Log, now: time.Now, Events: bus.New[Host](0), programs: o.Programs,
-		version: o.Version, builds: o.Builds, ctx: ctx, cancel: cancel, busy: map[string]bool{}, conns: map[string]Conn{},
+		version: o.Version, mock: o.Mock, builds: o.Builds, ctx: ctx, cancel: cancel, busy: map[string]bool{}, conns: map[string]Conn{},
 	}
 	s.wg.Add(1)
 	go s.recheck(o.Recheck)
@@ -260,7 +264,7 @@ func (s *Service) ensureVersion(ctx context.Context, h Host, d Destination, p Pr
 		return Probe{State: Unreachable, Reason: err.Error()}
 	}
 	if have == s.version {
-		return p
+		return s.found(ctx, d, p)
 	}
 	fail := func(why string) Probe {
 		return Probe{State: VersionMismatch, Reason: why, Info: p.Info, Runtimes: p.Runtimes}
@@ -275,6 +279,15 @@ func (s *Service) ensureVersion(ctx context.Context, h Host, d Destination, p Pr
 	}
 	if got, err := s.ssh.HostVersion(ctx, d); err != nil || got != s.version {
 		return fail(fmt.Sprintf("Clawboo %s was copied to the host, but it reports %q", s.version, got))
+	}
+	return s.found(ctx, d, p)
+}
+
+// found is p with the runtimes the host's own Clawboo finds there (the
+// probe's shell look stands when it cannot say).
+func (s *Service) found(ctx context.Context, d Destination, p Probe) Probe {
+	if ids, err := s.ssh.Found(ctx, d, s.programs()); err == nil {
+		p.Runtimes = ids
 	}
 	return p
 }

@@ -18,9 +18,7 @@ type Options struct {
 	Hosts     *hosts.Service
 	Worktrees *worktree.Manager
 	Board     *board.Board
-	// Mock: this Clawboo offers the mock runtime, so the host's does too.
-	Mock bool
-	Log  *slog.Logger
+	Log       *slog.Logger
 	// Keys are the runtime's keys from this computer's vault (env name →
 	// value), sent with each run to the host's server, which keeps them in
 	// memory for that run's child only. nil: none.

@@ -90,7 +90,7 @@ func (r *run) abortLater() {
 	ctx, cancel := context.WithTimeout(context.Background(), o.Reattach)
 	defer cancel()
 	for wait := 250 * time.Millisecond; ; wait = min(wait*2, 5*time.Second) {
-		if conn, err := o.Hosts.Connect(ctx, r.a.host, o.Mock); err == nil { // a dead link is made again
+		if conn, err := o.Hosts.Connect(ctx, r.a.host); err == nil { // a dead link is made again
 			r.mu.Lock()
 			r.conn = conn
 			r.mu.Unlock()
@@ -166,7 +166,7 @@ func newLineScanner(body io.Reader) *bufio.Scanner {
 func (r *run) reattach(ctx context.Context) (bool, string) {
 	o := r.a.p.o
 	o.Hosts.Forget(r.a.host)
-	conn, err := o.Hosts.Connect(ctx, r.a.host, o.Mock)
+	conn, err := o.Hosts.Connect(ctx, r.a.host)
 	if err != nil {
 		return false, ""
 	}

@@ -46,7 +46,7 @@ const maxAnswer = 4 << 20
 // launch reaches the host and starts the run there.
 func (r *run) launch(ctx context.Context) error {
 	o := r.a.p.o
-	conn, err := o.Hosts.Connect(ctx, r.a.host, o.Mock)
+	conn, err := o.Hosts.Connect(ctx, r.a.host)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,14 @@ const root = process.getuid?.() === 0;
 const required = process.env.CLAWBOO_TEST_SSHD !== undefined;
 if (!root && required) throw new Error('CLAWBOO_TEST_SSHD is set but the browser suite is not running as root');
 
+/** A stand-in pipx for the host's user: "installs" a hermes that answers its version. */
+const FAKE_PIPX = `set -e; mkdir -p ~/.local/bin; cat > ~/.local/bin/pipx <<'END'
+#!/bin/sh
+echo "pipx $*"
+printf '#!/bin/sh\\necho hermes 0.9\\n' > "$HOME/.local/bin/hermes"; chmod +x "$HOME/.local/bin/hermes"
+END
+chmod +x ~/.local/bin/pipx`;
+
 let browser;
 let world;
 let sshd; // the sshdserve child
@@ -211,6 +219,21 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       const saved = (await apiOk(world.server, 'GET', '/api/hosts')).hosts.find((x) => x.name === 'Build box');
       assert.deepEqual([saved.concurrency, saved.concurrencyAuto], [3, false]);
       await shootSizes(page, SHOTS, 'settings-hosts-ready', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
+
+      // A runtime installed there by keyboard, through the host's own installer: a stand-in pipx in the host
+      // user's ~/.local/bin (not on ssh's PATH; the host's Clawboo looks there as its runs do).
+      await promisify(execFile)('su', ['-s', '/bin/sh', '-c', FAKE_PIPX, host.user]);
+      const pick = row.getByTestId('host-install-runtime');
+      assert.equal(await row.getByText('Install on Build box', { exact: true }).count(), 1, 'a visible label');
+      await pick.focus();
+      await arrowTo(page, pick, 'Hermes');
+      await page.keyboard.press('Tab');
+      assert.equal(await focusedTestid(page), 'host-install');
+      await page.keyboard.press('Enter');
+      await waitText(page, row.getByTestId('host-install-status'), /^Hermes is installed on Build box\.$/, 30_000);
+      await waitText(page, row.getByTestId('host-runtimes'), /^Runtimes there: Hermes$/, 30_000);
+      assert.deepEqual(await axeProblems(page), [], 'the section after an install there');
+      await shootSizes(page, SHOTS, 'settings-hosts-installed', (p) => p.getByTestId('settings-hosts').scrollIntoViewIfNeeded());
 
       // An agent placed on the host from its "Runs on", by the host's name, and brought back.
       const { agent } = await apiOk(world.server, 'POST', '/api/agents', { name: 'Mock on the box', runtime: 'clawboo-mock' });

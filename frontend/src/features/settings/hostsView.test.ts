@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostChoiceLabel, hostChoices, isTrouble, placementError, placeWords, runtimeWords, stateInline, stateWords, whatItIs } from './hostsView';
+import { hostChoiceLabel, hostChoices, installable, installWords, isTrouble, placementError, placeWords, runtimeWords, stateInline, stateWords, whatItIs } from './hostsView';
 
 describe('hosts in words', () => {
   it('names each state, and what a host is', () => {
@@ -60,5 +60,29 @@ describe('where work runs, in words', () => {
       'That host was removed: choose another, or add it again in Settings → Hosts.',
     );
     expect(placementError('name is required')).toBe('name is required');
+  });
+});
+
+describe('installing on a host', () => {
+  const catalog = [
+    { id: 'clawboo-native', name: 'Clawboo native', builtIn: true, installCommand: null },
+    { id: 'hermes', name: 'Hermes', builtIn: false, installCommand: "pipx install 'hermes-agent<1'" },
+    { id: 'claude-code', name: 'Claude Code', builtIn: false, installCommand: 'npm install -g @anthropic-ai/claude-code' },
+    { id: 'my-acp', name: 'My agent', builtIn: false, installCommand: null },
+  ];
+
+  it('offers what the host lacks and can be installed, by name', () => {
+    expect(installable({ runtimes: ['claude-code'] }, catalog)).toEqual([{ id: 'hermes', name: 'Hermes' }]);
+    expect(installable({ runtimes: [] }, catalog).map((r) => r.name)).toEqual(['Claude Code', 'Hermes']);
+  });
+
+  it('says where an install stands in words', () => {
+    expect(installWords('Build box', 'Hermes', { type: 'output', line: 'pipx install hermes-agent<1', stream: 'stdout' })).toBe(
+      'Build box: pipx install hermes-agent<1',
+    );
+    expect(installWords('Build box', 'Hermes', { type: 'error', code: 'PYTHON_MISSING', message: 'Neither pipx nor Python was found.' })).toBe(
+      'Hermes was not installed on Build box: Neither pipx nor Python was found.',
+    );
+    expect(installWords('Build box', 'Hermes', { type: 'complete', success: true })).toBe('Hermes is installed on Build box.');
   });
 });

@@ -1,7 +1,7 @@
 // Plain words about a host, kept out of the component (unit-tested).
 
 import type { Host } from '../../lib/api/hostsClient';
-import type { RuntimeEntry } from '../../lib/api/types';
+import type { InstallEvent, RuntimeEntry } from '../../lib/api/types';
 
 /** The host's state in words. */
 export function stateWords(h: Pick<Host, 'state'>): string {
@@ -96,4 +96,30 @@ export function placeWords(hostId: string | null | undefined, hosts: readonly Pi
 /** The backend's refusal of a host it does not have ("no host '<id>': …") in words without the id; other words unchanged. */
 export function placementError(message: string): string {
   return /^no host '[^']*'/.test(message) ? 'That host was removed: choose another, or add it again in Settings → Hosts.' : message;
+}
+
+/** The catalog's runtimes a host lacks that can be installed there (an installer, not built in), by name. */
+export function installable(
+  h: Pick<Host, 'runtimes'>,
+  runtimes: readonly Pick<RuntimeEntry, 'id' | 'name' | 'builtIn' | 'installCommand'>[],
+): { id: string; name: string }[] {
+  return runtimes
+    .filter((r) => !r.builtIn && r.installCommand && !h.runtimes?.includes(r.id))
+    .map((r) => ({ id: r.id, name: r.name }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** One line saying where an install on a host stands, from its latest event. */
+export function installWords(hostName: string, runtimeName: string, ev: InstallEvent): string {
+  switch (ev.type) {
+    case 'progress':
+      return `${hostName}: ${ev.message}`;
+    case 'output':
+      return `${hostName}: ${ev.line}`;
+    case 'error':
+      return `${runtimeName} was not installed on ${hostName}: ${ev.message}`;
+    case 'complete':
+      if (!ev.success) return `${runtimeName} was not installed on ${hostName}.`;
+      return ev.warning ? `${runtimeName} is installed on ${hostName}, but ${ev.warning}` : `${runtimeName} is installed on ${hostName}.`;
+  }
 }

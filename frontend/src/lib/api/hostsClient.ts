@@ -1,8 +1,11 @@
 // Other machines a team's runs may go to (backend/api/hosts.go): an SSH
 // destination a person added, what it is and whether it can be used.
 
-import { DecodeError, isObject } from './decode';
+import { DecodeError, isObject, parseInstallEvent } from './decode';
 import { jsonRequest } from './mergeClient';
+import type { FetchFn } from './errors';
+import type { InstallEvent } from './types';
+import { postSse } from '../sse/stream';
 
 type Request = ReturnType<typeof jsonRequest>;
 
@@ -36,7 +39,29 @@ export function decodeHost(raw: unknown): Host {
 }
 
 export class HostsApi {
-  constructor(private readonly request: Request) {}
+  constructor(
+    private readonly request: Request,
+    private readonly fetchFn?: FetchFn,
+  ) {}
+
+  /**
+   * Installs a runtime on a host through the host's own install stream
+   * (npm or pipx there), calling onEvent for each event; settles when the
+   * stream ends. A refusal (host not ready, unknown runtime, an install
+   * already going there) rejects with the backend's words.
+   */
+  async install(id: string, runtime: string, onEvent: (ev: InstallEvent) => void): Promise<void> {
+    const opts: Parameters<typeof postSse>[0] = {
+      url: `/api/hosts/${encodeURIComponent(id)}/runtimes/${encodeURIComponent(runtime)}/install`,
+      body: {},
+      onMessage: (m) => {
+        const ev = parseInstallEvent(m.data);
+        if (ev) onEvent(ev);
+      },
+    };
+    if (this.fetchFn) opts.fetch = this.fetchFn;
+    await postSse(opts);
+  }
 
   async list(signal?: AbortSignal): Promise<Host[]> {
     const raw = await this.request('GET', '/api/hosts', undefined, signal);
