@@ -267,3 +267,35 @@ chmod +x ~/.local/bin/pipx`)
 		t.Fatalf("an unknown runtime: %d %q", code, e.Error)
 	}
 }
+
+// TestVerifyRunsOnTheHostOnly: a task's verify command runs on the host,
+// in the host's worktree, and its result is the task's here; it does not
+// run again on this computer.
+func TestVerifyRunsOnTheHostOnly(t *testing.T) {
+	r := newHostRig(t)
+	var out struct {
+		Task struct{ ID string } `json:"task"`
+	}
+	if code := e2eDo(t, authed(r.b), "POST", "/api/board", map[string]any{
+		"title": "Verified there", "description": "!write V.md checked\n!ok wrote it", "kind": "code", "repoPath": r.repo,
+		"assigneeAgentId": r.agent, "verifyCommand": `test -f V.md && echo "verified in $PWD as $(id -un)"`,
+	}, &out); code != http.StatusCreated {
+		t.Fatalf("task: %d", code)
+	}
+	res := r.run(t, out.Task.ID, true)
+	if res["status"] != "succeeded" {
+		t.Fatalf("the run: %v", res)
+	}
+	var got struct {
+		Task struct {
+			Status       string
+			Verification *board.Verification `json:"verification"`
+		} `json:"task"`
+	}
+	e2eDo(t, authed(r.b), "GET", "/api/board/"+out.Task.ID, nil, &got)
+	v := got.Task.Verification
+	if got.Task.Status != "in_review" || v == nil || !v.Passed || v.RunID != res["runId"] ||
+		!strings.Contains(v.OutputTail, "verified in "+r.srv.UserHome+"/.clawboo-host/") || !strings.Contains(v.OutputTail, " as "+r.srv.User) {
+		t.Fatalf("the task's verification: %s %+v", got.Task.Status, v)
+	}
+}

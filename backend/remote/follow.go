@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/worktree"
 )
@@ -226,8 +227,9 @@ func (r *run) end(ctx context.Context, done executor.Event) {
 func (r *run) takeBack(ctx context.Context) error {
 	var t struct {
 		Task struct {
-			Status string  `json:"status"`
-			RunID  *string `json:"runId"`
+			Status       string              `json:"status"`
+			RunID        *string             `json:"runId"`
+			Verification *board.Verification `json:"verification"`
 		} `json:"task"`
 	}
 	for deadline := time.Now().Add(r.a.p.o.Reattach); ; {
@@ -244,6 +246,9 @@ func (r *run) takeBack(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	r.mu.Lock()
+	r.verified = t.Task.Verification
+	r.mu.Unlock()
 	err := retry(ctx, func() error {
 		_, err := r.a.p.o.Worktrees.TakeFrom(ctx, *r.wt, r.transport, "refs/heads/clawboo/task-"+r.hostTask)
 		return err

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clawboo/desktop/backend/board"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/worktree"
@@ -34,10 +35,23 @@ type run struct {
 	hostTask  string
 	transport worktree.Transport
 
-	last      int64       // the host's last sequence number taken
-	abortSent atomic.Bool // the host took the stop
+	verified  *board.Verification // the host's verify of the task (supervisor.HostVerified)
+	last      int64               // the host's last sequence number taken
+	abortSent atomic.Bool         // the host took the stop
 	stopOnce  sync.Once
 	stopped   chan struct{} // closed when a person (or the supervisor) stops it
+}
+
+// HostVerification is the verification the host ran of the task
+// (supervisor.HostVerified): the command is not run again here.
+func (r *run) HostVerification() *board.Verification {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.verified == nil {
+		return nil
+	}
+	v := *r.verified
+	return &v
 }
 
 // maxAnswer bounds an API answer read from the host.

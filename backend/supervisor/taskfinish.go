@@ -230,6 +230,17 @@ func (l *liveRun) unfinishedWords(ctx context.Context, o *outcome, run store.Run
 // interrupted is true when Clawboo shut down meanwhile.
 func (l *liveRun) verify(ctx context.Context) (verif *board.Verification, interrupted bool) {
 	s, tc := l.s, l.task
+	l.mu.Lock()
+	rt := l.rt
+	l.mu.Unlock()
+	if hv, ok := rt.(HostVerified); ok {
+		// Verified where it ran: the command does not run again here.
+		v := hv.HostVerification()
+		if v != nil {
+			v.RunID = l.id
+		}
+		return v, false
+	}
 	cmd := s.verifyCommand(ctx, tc)
 	if cmd == "" {
 		return nil, false
@@ -244,6 +255,13 @@ func (l *liveRun) verify(ctx context.Context) (verif *board.Verification, interr
 		Command: v.Command, ExitCode: v.ExitCode, Passed: v.Passed, TimedOut: v.TimedOut,
 		OutputTail: v.OutputTail, DurationMs: v.DurationMs, At: v.StartedAt, RunID: l.id,
 	}, false
+}
+
+// HostVerified is a task run that ran on another machine, which ran the
+// task's verify command there (in its own worktree, as it runs setup): its
+// verification stands for one here (nil: the task had no verify command).
+type HostVerified interface {
+	HostVerification() *board.Verification
 }
 
 // verifyNote is what the task's comment says of its verification.
