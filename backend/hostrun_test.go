@@ -231,10 +231,11 @@ func TestATaskRunsOnAHostAndComesBackByGit(t *testing.T) {
 	if got.Task.HostID == nil || *got.Task.HostID != r.hostID || got.Task.Status != "in_review" {
 		t.Fatalf("the task: %+v", got.Task)
 	}
-	// The file was written on the host, in the host user's home.
-	out, err := exec.Command("su", "-s", "/bin/sh", "-c", `cd ~/.clawboo-host/repos/* && git log --all --format=%s -- NOTE.md`, r.srv.User).CombinedOutput()
-	if err != nil || len(strings.TrimSpace(string(out))) == 0 {
-		t.Fatalf("the host's clone has no commit of NOTE.md: %q %v", out, err)
+	// Its worktree there is gone once the work came back (the host's own
+	// task is cancelled); only the clone's own checkout is left.
+	out, err := exec.Command("su", "-s", "/bin/sh", "-c", `cd ~/.clawboo-host/repos/* && git worktree list --porcelain | grep -c '^worktree '`, r.srv.User).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Fatalf("the host's clone keeps worktrees: %q %v", out, err)
 	}
 	var diff struct {
 		Paths []string `json:"paths"`
@@ -248,6 +249,14 @@ func TestATaskRunsOnAHostAndComesBackByGit(t *testing.T) {
 	note, err := exec.Command("git", "-C", r.repo, "show", "main:NOTE.md").Output()
 	if err != nil || strings.TrimSpace(string(note)) != "written on the host" {
 		t.Fatalf("the local repository's main: %q %v", note, err)
+	}
+	// The commit of NOTE.md was made on the host: its clone has the object.
+	commit, err := exec.Command("git", "-C", r.repo, "log", "-1", "--format=%H", "main", "--", "NOTE.md").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("su", "-s", "/bin/sh", "-c", `cd ~/.clawboo-host/repos/* && git cat-file -t `+strings.TrimSpace(string(commit)), r.srv.User).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "commit" {
+		t.Fatalf("the host's clone lacks the commit of NOTE.md: %q %v", out, err)
 	}
 }
 

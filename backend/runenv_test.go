@@ -69,3 +69,30 @@ func TestRunMCPOnlyOnAHostServerAndOnlyItsSocket(t *testing.T) {
 		t.Fatal("a socket outside the host's home was relayed")
 	}
 }
+
+// Discarding a task's work is a host's server's route only (the desktop
+// drops its host task once the branch came back); there it cancels the
+// task and says why.
+func TestDiscardOnlyOnAHostServer(t *testing.T) {
+	b := e2eBackend(t, map[string]string{})
+	var made struct {
+		Task struct{ ID string } `json:"task"`
+	}
+	if code := e2eDo(t, authed(b), "POST", "/api/board", map[string]any{"title": "Taken back"}, &made); code != http.StatusCreated {
+		t.Fatalf("task: %d", code)
+	}
+	var e struct{ Error string }
+	if code := e2eDo(t, authed(b), "POST", "/api/board/"+made.Task.ID+"/discard", map[string]any{}, &e); code != http.StatusNotFound || !strings.Contains(e.Error, "host's server") {
+		t.Fatalf("a desktop discarded a task: %d %q", code, e.Error)
+	}
+	b.API.SetRunEnv(true)
+	var got struct {
+		Task struct{ Status string } `json:"task"`
+	}
+	if code := e2eDo(t, authed(b), "POST", "/api/board/"+made.Task.ID+"/discard", map[string]any{}, &got); code != http.StatusOK || got.Task.Status != "cancelled" {
+		t.Fatalf("discard on a host's server: %d %+v", code, got)
+	}
+	if code := e2eDo(t, authed(b), "POST", "/api/board/no-such-task/discard", map[string]any{}, nil); code != http.StatusNotFound {
+		t.Fatalf("an unknown task: %d", code)
+	}
+}

@@ -17,6 +17,7 @@ import (
 func (a *API) mergeRoutes() {
 	a.mux.Handle("/api/board/{id}/merge", methods{"POST": a.mergeTask})
 	a.mux.Handle("/api/board/{id}/pr", methods{"POST": a.openPR})
+	a.mux.Handle("/api/board/{id}/discard", methods{"POST": a.discardTask})
 	a.mux.Handle("/api/board/{id}/branches", methods{"GET": a.taskBranches})
 }
 
@@ -125,6 +126,28 @@ func (a *API) mergeTask(w http.ResponseWriter, r *http.Request) {
 		out["warning"] = res.Warning
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// discardTask: POST /api/board/{id}/discard → 200 {task}, only on a host's
+// server: the desktop, having fetched the host task's branch, drops its
+// worktree and branch there and cancels it. 409 while a run holds it.
+func (a *API) discardTask(w http.ResponseWriter, r *http.Request) {
+	if !a.opts.RunEnv {
+		writeError(w, http.StatusNotFound, "discard is a host's server's route (clawboo host)")
+		return
+	}
+	t, err := a.opts.Supervisor.Discard(r.Context(), r.PathValue("id"), "The desktop took this work back; its worktree here is removed.")
+	var re *board.RuleError
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]any{"task": t})
+	case errors.Is(err, supervisor.ErrNoWorktrees):
+		writeError(w, http.StatusServiceUnavailable, "%v", err)
+	case errors.Is(err, board.ErrNotFound), errors.As(err, &re):
+		boardError(w, err)
+	default:
+		a.refusalJSON(w, err, nil)
+	}
 }
 
 // mergedNote starts the system comment a merge leaves (taskDiff reads it).

@@ -216,6 +216,9 @@ func (r *run) end(ctx context.Context, done executor.Event) {
 			} else {
 				r.a.p.o.Log.Warn("a host's work not brought back", "host", r.conn.Host.Name, "run", r.id, "err", err)
 			}
+		} else if err := r.call(ctx, "POST", "/api/board/"+r.hostTask+"/discard", map[string]any{}, nil); err != nil {
+			// The work is here now: the host's worktree only takes room there.
+			r.a.p.o.Log.Info("a host's worktree not removed", "host", r.conn.Host.Name, "run", r.id, "err", err)
 		}
 	}
 	done.RunID, done.Seq = "", 0
