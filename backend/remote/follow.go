@@ -216,13 +216,22 @@ func (r *run) end(ctx context.Context, done executor.Event) {
 			} else {
 				r.a.p.o.Log.Warn("a host's work not brought back", "host", r.conn.Host.Name, "run", r.id, "err", err)
 			}
-		} else if err := r.call(ctx, "POST", "/api/board/"+r.hostTask+"/discard", map[string]any{}, nil); err != nil {
-			// The work is here now: the host's worktree only takes room there.
-			r.a.p.o.Log.Info("a host's worktree not removed", "host", r.conn.Host.Name, "run", r.id, "err", err)
+		} else {
+			defer r.discardThere() // after the run ended here: nothing waits for it
 		}
 	}
 	done.RunID, done.Seq = "", 0
 	_ = r.em.Emit(ctx, done)
+}
+
+// discardThere drops the host's task of a run whose work is here now: its
+// worktree there only takes room.
+func (r *run) discardThere() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.call(ctx, "POST", "/api/board/"+r.hostTask+"/discard", map[string]any{}, nil); err != nil {
+		r.a.p.o.Log.Info("a host's worktree not removed", "host", r.conn.Host.Name, "run", r.id, "err", err)
+	}
 }
 
 // takeBack waits for the host's task to be settled (its work committed)
