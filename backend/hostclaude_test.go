@@ -299,3 +299,70 @@ func TestVerifyRunsOnTheHostOnly(t *testing.T) {
 		t.Fatalf("the task's verification: %s %+v", got.Task.Status, v)
 	}
 }
+
+// TestATeamRunsItsMembersOnItsHost: a team's "Runs on" sends the work of
+// its members that have no placement of their own to its host; the same
+// agent's work outside the team stays here; the host is not removed while
+// the team runs there by default, and an unknown host is refused.
+func TestATeamRunsItsMembersOnItsHost(t *testing.T) {
+	r := newHostRig(t)
+	h := authed(r.b)
+	local := placedAgent(t, r.b, "Homebody", "")
+	var team struct {
+		Team struct {
+			ID      string
+			HostID  *string `json:"hostId"`
+			Members []struct {
+				AgentID string  `json:"agentId"`
+				HostID  *string `json:"hostId"`
+			}
+		}
+	}
+	if code := e2eDo(t, h, "POST", "/api/teams", map[string]any{"name": "Far crew", "leaderAgentId": local}, &team); code != http.StatusCreated {
+		t.Fatalf("team: %d", code)
+	}
+	teamID := team.Team.ID
+	var e struct{ Error string }
+	if code := e2eDo(t, h, "PATCH", "/api/teams/"+teamID, map[string]any{"hostId": "01NOSUCHHOST0000000000000"}, &e); code != http.StatusBadRequest || !strings.Contains(e.Error, "unknown host") {
+		t.Fatalf("an unknown host: %d %q", code, e.Error)
+	}
+	if code := e2eDo(t, h, "PATCH", "/api/teams/"+teamID, map[string]any{"hostId": r.hostID}, &team); code != http.StatusOK ||
+		team.Team.HostID == nil || *team.Team.HostID != r.hostID || team.Team.Members[0].HostID == nil || *team.Team.Members[0].HostID != r.hostID {
+		t.Fatalf("the team's host: %d %+v", code, team.Team)
+	}
+	runOf := func(body map[string]any) (string, *string) {
+		t.Helper()
+		var out struct {
+			Task struct{ ID string } `json:"task"`
+		}
+		body["kind"], body["repoPath"], body["assigneeAgentId"] = "code", r.repo, local
+		if code := e2eDo(t, h, "POST", "/api/board", body, &out); code != http.StatusCreated {
+			t.Fatalf("task: %d", code)
+		}
+		res := r.run(t, out.Task.ID, true)
+		if res["status"] != "succeeded" {
+			t.Fatalf("the run: %v", res)
+		}
+		run, err := r.b.Store.GetRun(context.Background(), res["runId"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Task.ID, run.HostID
+	}
+	if _, host := runOf(map[string]any{"title": "Team work", "teamId": teamID, "description": "!write T.md team\n!ok done"}); host == nil || *host != r.hostID {
+		t.Fatalf("the team's task ran on %v, not its host", host)
+	}
+	if _, host := runOf(map[string]any{"title": "Own work", "description": "!write O.md own\n!ok done"}); host != nil {
+		t.Fatalf("the agent's own task went to %v, not this computer", *host)
+	}
+	// The placed agent brought back here, the team alone still runs there.
+	if code := e2eDo(t, h, "PATCH", "/api/agents/"+r.agent, map[string]any{"hostId": nil}, nil); code != http.StatusOK {
+		t.Fatalf("bring back: %d", code)
+	}
+	if code := e2eDo(t, h, "DELETE", "/api/hosts/"+r.hostID, nil, &e); code != http.StatusConflict || !strings.Contains(e.Error, "the team Far crew runs on this host") {
+		t.Fatalf("removing the team's host: %d %q", code, e.Error)
+	}
+	if code := e2eDo(t, h, "PATCH", "/api/teams/"+teamID, map[string]any{"hostId": nil}, &team); code != http.StatusOK || team.Team.HostID != nil || team.Team.Members[0].HostID != nil {
+		t.Fatalf("the team back here: %d %+v", code, team.Team)
+	}
+}

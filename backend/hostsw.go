@@ -94,13 +94,26 @@ func (b *Backend) hostExists(ctx context.Context, id string) bool {
 	return err == nil
 }
 
-// agentHost is the host an agent is placed on (false: this computer).
-func (b *Backend) agentHost(ctx context.Context, agentID string) (hosts.Host, bool, error) {
+// agentHost is the host an agent's work goes to (false: this computer):
+// its own placement, else, in a team's work, the team's.
+func (b *Backend) agentHost(ctx context.Context, agentID, teamID string) (hosts.Host, bool, error) {
 	if b.Agents == nil || b.Hosts == nil || agentID == "" {
 		return hosts.Host{}, false, nil
 	}
 	ag, err := b.Agents.Get(ctx, agentID)
-	if err != nil || ag.HostID == nil {
+	if err != nil {
+		return hosts.Host{}, false, nil
+	}
+	if ag.HostID == nil && teamID != "" && b.Teams != nil {
+		if t, err := b.Teams.Get(ctx, teamID); err == nil && t.HostID != nil {
+			h, err := b.Hosts.Get(ctx, *t.HostID)
+			if err != nil {
+				return hosts.Host{}, true, fmt.Errorf("the team %s runs on a host that was removed: choose where it runs again", t.Name)
+			}
+			return h, true, nil
+		}
+	}
+	if ag.HostID == nil {
 		return hosts.Host{}, false, nil
 	}
 	h, err := b.Hosts.Get(ctx, *ag.HostID)
@@ -112,8 +125,8 @@ func (b *Backend) agentHost(ctx context.Context, agentID string) (hosts.Host, bo
 
 // hostWait is the door's question: why the agent's host cannot take work
 // now ("" when it can, or the agent runs here).
-func (b *Backend) hostWait(ctx context.Context, agentID string) (string, string) {
-	h, placed, err := b.agentHost(ctx, agentID)
+func (b *Backend) hostWait(ctx context.Context, agentID, teamID string) (string, string) {
+	h, placed, err := b.agentHost(ctx, agentID, teamID)
 	if !placed || err != nil {
 		return "", "" // here, or refused by Place in words
 	}
@@ -144,8 +157,8 @@ func (b *Backend) liveOn(hostID string) int {
 
 // place is the supervisor's Place: an agent placed on a host runs there,
 // through the placer's adapter.
-func (b *Backend) place(ctx context.Context, agentID string, a executor.Adapter) (executor.Adapter, string, error) {
-	h, placed, err := b.agentHost(ctx, agentID)
+func (b *Backend) place(ctx context.Context, agentID, teamID string, a executor.Adapter) (executor.Adapter, string, error) {
+	h, placed, err := b.agentHost(ctx, agentID, teamID)
 	if !placed {
 		return a, "", nil
 	}

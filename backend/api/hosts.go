@@ -139,6 +139,21 @@ func (a *API) removeHost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if a.opts.Teams != nil {
+		names, err := a.opts.Teams.PlacedOn(r.Context(), id)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "%v", err)
+			return
+		}
+		if len(names) > 0 {
+			which := "the team " + names[0] + " runs"
+			if len(names) > 1 {
+				which = "the teams " + strings.Join(names, ", ") + " run"
+			}
+			writeError(w, http.StatusConflict, "%s on this host by default: choose where instead first (the team's Runs on)", which)
+			return
+		}
+	}
 	if err := a.opts.Hosts.Remove(r.Context(), id); err != nil {
 		hostError(w, err)
 		return

@@ -74,6 +74,9 @@ type teamBody struct {
 	// FallbackRuntime (PATCH; null or "" clears it) is where the governor
 	// routes the team's work when a window is spent.
 	FallbackRuntime json.RawMessage `json:"fallbackRuntime"`
+	// HostID (null: this computer) is where the team's members run unless
+	// one is placed on a host of its own.
+	HostID json.RawMessage `json:"hostId"`
 }
 
 func nullable(raw json.RawMessage) (val *string, clear bool, err error) {
@@ -112,7 +115,33 @@ func (b teamBody) input() (teams.Input, error) {
 	} else {
 		in.FallbackRuntime = fb
 	}
+	host, here, err := nullable(b.HostID)
+	if err != nil {
+		return in, errors.New("hostId must be a host's id or null")
+	}
+	if here {
+		none := ""
+		in.HostID = &none
+	} else {
+		in.HostID = host
+	}
 	return in, nil
+}
+
+// checkTeamHost refuses a team's host that is not one of the hosts.
+func (a *API) checkTeamHost(w http.ResponseWriter, r *http.Request, in teams.Input) bool {
+	if in.HostID == nil || *in.HostID == "" {
+		return true
+	}
+	if a.opts.Hosts == nil {
+		writeError(w, http.StatusBadRequest, "hosts are not available on this server")
+		return false
+	}
+	if _, err := a.opts.Hosts.Get(r.Context(), *in.HostID); err != nil {
+		writeError(w, http.StatusBadRequest, "unknown host '%s': add it in Settings → Hosts first", truncate(*in.HostID, 64))
+		return false
+	}
+	return true
 }
 
 // teamID is the {id} path value of a team that exists (404 otherwise).
@@ -174,7 +203,7 @@ func (a *API) createTeam(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, ok := decodeTeam(w, r)
-	if !ok || !a.checkTeamRepo(w, r, in) {
+	if !ok || !a.checkTeamRepo(w, r, in) || !a.checkTeamHost(w, r, in) {
 		return
 	}
 	t, err := a.opts.Teams.Create(r.Context(), in)
@@ -196,7 +225,7 @@ func (a *API) patchTeam(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	in, ok := decodeTeam(w, r)
-	if !ok || !a.checkTeamRepo(w, r, in) {
+	if !ok || !a.checkTeamRepo(w, r, in) || !a.checkTeamHost(w, r, in) {
 		return
 	}
 	t, err := a.opts.Teams.Update(r.Context(), id, in)

@@ -55,10 +55,11 @@ type Door struct {
 	Teams        *teams.Service
 	Orchestrator *orchestrate.Engine
 	Approvals    *approval.Queue
-	// HostWait says why an agent's host cannot take work now (unreachable,
-	// or as many runs there as it takes), with the window its wait is
-	// held under; "" when it can, or the agent runs here. nil: no hosts.
-	HostWait func(ctx context.Context, agentID string) (window, why string)
+	// HostWait says why the host an agent's work goes to (in the team
+	// teamID's work, "" for none) cannot take it now (unreachable, or as
+	// many runs there as it takes), with the window its wait is held
+	// under; "" when it can, or the work runs here. nil: no hosts.
+	HostWait func(ctx context.Context, agentID, teamID string) (window, why string)
 
 	watchdog atomic.Int64 // an OpenClaw routine fire's limit, ns
 }

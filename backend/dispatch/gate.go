@@ -41,7 +41,7 @@ func (g gate) ask(ctx context.Context, runtime executor.ID, w supervisor.QuotaWo
 func (g gate) Admit(ctx context.Context, w supervisor.QuotaWork) (executor.ID, string, error) {
 	d := g.d
 	if d.HostWait != nil && w.AgentID != "" {
-		if window, why := d.HostWait(ctx, w.AgentID); why != "" {
+		if window, why := d.HostWait(ctx, w.AgentID, w.TeamID); why != "" {
 			return "", "", g.holdFor(ctx, w, &quota.Hold{
 				Runtime: string(w.Runtime), Window: quota.Window{Window: window}, Until: d.Quota.Now().Add(hostRetry).UnixMilli(), Reason: why,
 			}, "; it waits in To do and starts when the host can take it")

@@ -105,11 +105,11 @@ type Options struct {
 	// an agent's name for the trailer of a merge commit (nil or "": none).
 	TeamMergeWhenGreen func(ctx context.Context, teamID string) bool
 	AgentName          func(ctx context.Context, agentID string) string
-	// Place answers where an agent's runs go: "" for this computer (a
-	// is used as it is), else a host and the adapter that runs a there
-	// (backend/remote). An error refuses the run before anything is
-	// claimed. nil: every run is here.
-	Place func(ctx context.Context, agentID string, a executor.Adapter) (executor.Adapter, string, error)
+	// Place answers where an agent's runs go (in the team teamID's work,
+	// "" for none): "" for this computer (a is used as it is), else a host
+	// and the adapter that runs a there (backend/remote). An error refuses
+	// the run before anything is claimed. nil: every run is here.
+	Place func(ctx context.Context, agentID, teamID string, a executor.Adapter) (executor.Adapter, string, error)
 	Now   func() time.Time
 }
 

@@ -91,7 +91,7 @@ func (s *Supervisor) startTask(ctx context.Context, ap *executor.Adapter, p *Sta
 	if a = *ap; a.Capabilities().RuntimeClass == executor.ConnectedSubstrate {
 		return nil, "", refuse("connected_substrate", "%s works in its own Gateway-owned folders and cannot run board tasks", a.Name())
 	}
-	if err := s.place(ctx, ap, p); err != nil {
+	if err := s.place(ctx, ap, p, tc.scopes.TeamID); err != nil {
 		return nil, "", err
 	}
 	a = *ap
@@ -158,7 +158,7 @@ func (s *Supervisor) startAdHoc(ctx context.Context, a *executor.Adapter, p *Sta
 			return "", err
 		}
 	}
-	if err := s.place(ctx, a, p); err != nil {
+	if err := s.place(ctx, a, p, sc.TeamID); err != nil {
 		return "", err
 	}
 	return ulid.Make().String(), nil
@@ -166,11 +166,11 @@ func (s *Supervisor) startAdHoc(ctx context.Context, a *executor.Adapter, p *Sta
 
 // place sends the run where its agent runs: *a becomes the adapter that
 // runs it on the agent's host, when it has one.
-func (s *Supervisor) place(ctx context.Context, a *executor.Adapter, p *StartParams) error {
+func (s *Supervisor) place(ctx context.Context, a *executor.Adapter, p *StartParams, teamID string) error {
 	if s.opts.Place == nil || p.AgentID == "" {
 		return nil
 	}
-	to, host, err := s.opts.Place(ctx, p.AgentID, *a)
+	to, host, err := s.opts.Place(ctx, p.AgentID, teamID, *a)
 	if err != nil {
 		return err
 	}

@@ -11,14 +11,17 @@ import (
 	"unicode/utf8"
 )
 
-const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic, fallback_runtime, merge_when_green`
+const teamColumns = `id, name, leader_agent_id, brief, repo_path, created_at, updated_at, critic, fallback_runtime, merge_when_green, host_id`
 
 func scanTeam(sc interface{ Scan(...any) error }) (Team, error) {
 	var t Team
 	var leader, repo sql.NullString
-	var fallback string
-	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic, &fallback, &t.MergeWhenGreen); err != nil {
+	var fallback, host string
+	if err := sc.Scan(&t.ID, &t.Name, &leader, &t.Brief, &repo, &t.CreatedAt, &t.UpdatedAt, &t.Critic, &fallback, &t.MergeWhenGreen, &host); err != nil {
 		return Team{}, err
+	}
+	if host != "" {
+		t.HostID = &host
 	}
 	if fallback != "" {
 		t.FallbackRuntime = &fallback
@@ -128,10 +131,12 @@ func (s *Service) members(ctx context.Context, ts []Team) error {
 		if err := rows.Scan(&team, &m.AgentID, &m.Name, &m.Runtime, &m.Model, &host); err != nil {
 			return err
 		}
+		t := byID[team]
 		if host != "" {
 			m.HostID = &host
+		} else {
+			m.HostID = t.HostID // where the team runs
 		}
-		t := byID[team]
 		m.Role = "member"
 		if t.LeaderAgentID != nil && *t.LeaderAgentID == m.AgentID {
 			m.Role = "leader"
@@ -227,4 +232,22 @@ func Mentions(body, name string) bool {
 		}
 		i = i + j + 1
 	}
+}
+
+// PlacedOn names the teams whose members run on a host by default.
+func (s *Service) PlacedOn(ctx context.Context, hostID string) ([]string, error) {
+	rows, err := s.st.Reader().QueryContext(ctx, `SELECT name FROM teams WHERE host_id = ? ORDER BY name`, hostID)
+	if err != nil {
+		return nil, fmt.Errorf("teams on a host: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }

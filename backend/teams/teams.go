@@ -53,7 +53,8 @@ type Member struct {
 	Runtime string `json:"runtime"`
 	Model   string `json:"model,omitempty"`
 	Role    string `json:"role"` // leader or member
-	// HostID is the host the member runs on (nil: this computer).
+	// HostID is the host the member runs on: its own placement, else the
+	// team's (nil: this computer).
 	HostID *string `json:"hostId"`
 }
 
@@ -73,10 +74,13 @@ type Team struct {
 	// FallbackRuntime is where the governor routes the team's work when
 	// its member's runtime's usage window is spent and the member has no
 	// fallback of its own (null: it waits instead).
-	FallbackRuntime *string  `json:"fallbackRuntime"`
-	CreatedAt       int64    `json:"createdAt"`
-	UpdatedAt       int64    `json:"updatedAt"`
-	Members         []Member `json:"members"`
+	FallbackRuntime *string `json:"fallbackRuntime"`
+	// HostID is where the team's members run unless one is placed on a
+	// host of its own (nil: this computer).
+	HostID    *string  `json:"hostId"`
+	CreatedAt int64    `json:"createdAt"`
+	UpdatedAt int64    `json:"updatedAt"`
+	Members   []Member `json:"members"`
 }
 
 // Leader returns the leader member (ok false when the team has none).
@@ -131,6 +135,9 @@ type Input struct {
 	MergeWhenGreen *bool
 	// FallbackRuntime sets the team's fallback runtime ("" clears it).
 	FallbackRuntime *string
+	// HostID sets where the team's members run unless placed themselves
+	// ("" is this computer); the caller checks the host exists.
+	HostID *string
 }
 
 func cleanName(n string) (string, error) {
@@ -190,6 +197,11 @@ func (s *Service) Create(ctx context.Context, in Input) (Team, error) {
 			id, name, brief, repo, now, now, mwg); err != nil {
 			return err
 		}
+		if in.HostID != nil {
+			if err := setHost(ctx, tx, id, *in.HostID); err != nil {
+				return err
+			}
+		}
 		if in.LeaderAgentID != nil && *in.LeaderAgentID != "" {
 			return setLeader(ctx, tx, id, *in.LeaderAgentID, now)
 		}
@@ -246,6 +258,11 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Team, error)
 				return err
 			}
 		}
+		if in.HostID != nil {
+			if err := setHost(ctx, tx, id, *in.HostID); err != nil {
+				return err
+			}
+		}
 		if in.ClearRepo || in.RepoPath != nil {
 			var repo any
 			if !in.ClearRepo && *in.RepoPath != "" {
@@ -272,6 +289,16 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (Team, error)
 		return Team{}, err
 	}
 	return s.Get(ctx, id)
+}
+
+// setHost sets where a team's members run unless placed themselves ("":
+// this computer).
+func setHost(ctx context.Context, tx *sql.Tx, id, host string) error {
+	if len(host) > 64 || strings.Trim(host, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+		return invalid("hostId must be a host's id")
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE teams SET host_id = ? WHERE id = ?`, host, id)
+	return err
 }
 
 // Delete removes a team and its memberships. Tasks and runs keep their

@@ -245,6 +245,20 @@ describe('hosts', { timeout: 120_000, skip: root ? false : 'needs root (a second
       await page.goto(`${world.server.url}/#/teams/${encodeURIComponent(team.id)}`);
       const member = page.locator(`[data-testid="mission-member"][data-agent-id="${agent.id}"]`);
       await waitText(page, member.getByTestId('mission-member-host'), /^on Build box$/, 10_000, 'mission control');
+      // The team's own "Runs on", by keyboard: saved as chosen, said in words, and back to this computer.
+      await page.goto(`${world.server.url}/#/teams`);
+      const card = page.locator(`[data-testid="team-card"][data-team-id="${team.id}"]`);
+      const teamHost = card.getByTestId('team-host');
+      await waitText(page, teamHost.locator('option').nth(1), /^Build box$/, 10_000, 'the host offered by name');
+      await teamHost.focus();
+      await arrowTo(page, teamHost, 'Build box');
+      await waitText(page, card.getByTestId('team-host-hint'), /^Members without a place of their own run the team’s work there\.$/);
+      assert.equal((await apiOk(world.server, 'GET', `/api/teams/${team.id}`)).team.hostId, saved.id);
+      assert.deepEqual(await axeProblems(page), [], 'the team card with Runs on');
+      await shootSizes(page, SHOTS, 'team-runs-on', () => teamHost.scrollIntoViewIfNeeded());
+      await arrowTo(page, teamHost, 'This computer', 'ArrowUp');
+      await waitText(page, card.getByTestId('team-host-hint'), /^This computer, except members placed on a host of their own\.$/);
+      assert.equal((await apiOk(world.server, 'GET', `/api/teams/${team.id}`)).team.hostId, null);
       // Back to the agent's page, where the walk goes on by keyboard.
       await page.goto(`${world.server.url}/#/agents/${encodeURIComponent(agent.id)}`);
       await waitTestId(page, 'agent-title', new RegExp(`^${agent.name}$`));

@@ -50,6 +50,7 @@ export function decodeTeam(v: unknown): Team {
     // On unless the server says off (older servers have no critic).
     critic: v.critic !== false,
     fallbackRuntime: strOrNull(v.fallbackRuntime),
+    hostId: strOrNull(v.hostId),
     createdAt: num(v.createdAt),
     updatedAt: num(v.updatedAt),
     members: list(v.members).map(decodeMember),

@@ -9,7 +9,7 @@ export interface Member {
   name: string;
   runtime: string;
   role: MemberRole;
-  /** The host the member runs on (null: this computer). */
+  /** The host the member runs on: its own placement, else the team's (null: this computer). */
   hostId?: string | null;
 }
 
@@ -23,6 +23,8 @@ export interface Team {
   critic: boolean;
   /** Where the quota governor routes the team's work when a window is spent; null for none. */
   fallbackRuntime?: string | null;
+  /** Where the team's members run unless one is placed on a host of its own (null: this computer). */
+  hostId?: string | null;
   createdAt: number;
   updatedAt: number;
   members: Member[];
@@ -45,6 +47,8 @@ export interface TeamPatch {
   critic?: boolean;
   /** A runtime for when a window is spent; null clears it. */
   fallbackRuntime?: string | null;
+  /** The host the team's members run on unless placed themselves; null is this computer. */
+  hostId?: string | null;
 }
 
 /** 'stop' and 'merge' are the orchestrator's notes about a task; an unknown kind decodes as 'system'. */
