@@ -348,18 +348,9 @@ func IsInvalid(err error) bool { return errors.Is(err, ErrInvalid) }
 
 // PlacedOn names the agents placed on a host, by name.
 func (s *Service) PlacedOn(ctx context.Context, hostID string) ([]string, error) {
-	rows, err := s.opts.Store.Reader().QueryContext(ctx, `SELECT name FROM agents WHERE host_id = ? ORDER BY name`, hostID)
+	names, err := s.opts.Store.Strings(ctx, `SELECT name FROM agents WHERE host_id = ? ORDER BY name`, hostID)
 	if err != nil {
 		return nil, fmt.Errorf("agents on a host: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return names, nil
 }

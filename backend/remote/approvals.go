@@ -84,10 +84,7 @@ func (r *run) watchApprovals(ctx context.Context, m *mirrors) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	remote := r.conn.Remote
-	r.mu.Unlock()
-	res, err := remote.Do(req)
+	res, err := r.do(req)
 	if err != nil {
 		return err
 	}

@@ -116,10 +116,7 @@ func (r *run) stream(ctx context.Context) (*executor.Event, error) {
 		return nil, err
 	}
 	req.Header.Set("Last-Event-ID", strconv.FormatInt(r.last, 10))
-	r.mu.Lock()
-	remote := r.conn.Remote
-	r.mu.Unlock()
-	res, err := remote.Do(req)
+	res, err := r.do(req)
 	if err != nil {
 		return nil, err
 	}

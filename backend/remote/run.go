@@ -199,6 +199,14 @@ func (r *run) sendTask(ctx context.Context, taskID string) (string, error) {
 	return made.Task.ID, nil
 }
 
+// do sends req to the host's API over the run's current connection.
+func (r *run) do(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	remote := r.conn.Remote
+	r.mu.Unlock()
+	return remote.Do(req)
+}
+
 // call sends one request to the host's API and decodes its answer into
 // out (nil: dropped); an answer that is not 2xx is an error in the host's
 // words.
@@ -218,10 +226,7 @@ func (r *run) call(ctx context.Context, method, path string, body, out any) erro
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	r.mu.Lock()
-	remote := r.conn.Remote
-	r.mu.Unlock()
-	res, err := remote.Do(req)
+	res, err := r.do(req)
 	if err != nil {
 		return err
 	}

@@ -166,6 +166,25 @@ func (s *Store) Path() string { return s.path }
 // (the board, budgets); their writes go through InTx or Writer.
 func (s *Store) Reader() *sql.DB { return s.r }
 
+// Strings answers the one text column of each row of query (a list of
+// names, say), in the query's order.
+func (s *Store) Strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // Writer is the single writer connection, for writes that are one
 // statement and need no transaction around them (a conditional claim):
 // SQLite runs each such statement atomically.

@@ -236,18 +236,9 @@ func Mentions(body, name string) bool {
 
 // PlacedOn names the teams whose members run on a host by default.
 func (s *Service) PlacedOn(ctx context.Context, hostID string) ([]string, error) {
-	rows, err := s.st.Reader().QueryContext(ctx, `SELECT name FROM teams WHERE host_id = ? ORDER BY name`, hostID)
+	names, err := s.st.Strings(ctx, `SELECT name FROM teams WHERE host_id = ? ORDER BY name`, hostID)
 	if err != nil {
 		return nil, fmt.Errorf("teams on a host: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return names, nil
 }
