@@ -32,6 +32,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/devices"
 	"github.com/clawboo/desktop/backend/dispatch"
 	"github.com/clawboo/desktop/backend/executor"
 	"github.com/clawboo/desktop/backend/hosts"
@@ -102,7 +103,9 @@ type Backend struct {
 	Approvals *approval.Queue
 	// Hosts are the other machines runs may go to, reached over SSH.
 	Hosts *hosts.Service
-	Tools *toolbroker.Broker // clawboo-tools' broker, handed over by the hub
+	// Devices are the phones paired with this Clawboo (phone.go).
+	Devices *devices.Service
+	Tools   *toolbroker.Broker // clawboo-tools' broker, handed over by the hub
 	// Agents owns agents and their native configs; its Load is what the
 	// native adapter reads an agent's config through.
 	Agents *agents.Service
@@ -122,6 +125,7 @@ type Backend struct {
 
 	resolver     *proc.Resolver
 	placer       *remote.Placer // runs on hosts (hostsw.go)
+	phone        *phoneLAN      // the phones' LAN listener, while it is on (phone.go)
 	watcher      *proc.Watcher
 	boardEvents  *bus.Broker[board.Event]
 	budgetEvents *bus.Broker[budget.Event]
@@ -256,6 +260,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	b.door.Teams, b.door.Orchestrator = b.Teams, b.Orchestrator
 	b.openRoutines()
+	b.openDevices()
 	b.API = b.openAPI(opts)
 	b.Routines.Start()
 	b.startQuota()
@@ -270,7 +275,7 @@ func (b *Backend) openAPI(opts Options) *api.API {
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, ACPAgents: b.acp,
-		Hosts: b.Hosts, RunEnv: opts.HostServer,
+		Hosts: b.Hosts, RunEnv: opts.HostServer, Devices: b.Devices, Pairing: b.pairing(opts), DevicesChanged: b.devicesChanged,
 		Log: b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
 }
@@ -346,6 +351,9 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	b.closed = true
 	var err error
+	if b.phone != nil {
+		b.phone.close() // no phone answers while the rest stops
+	}
 	if b.Orchestrator != nil {
 		b.Orchestrator.Shutdown() // no new turns or delegations while runs stop
 	}

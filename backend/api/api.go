@@ -41,6 +41,7 @@ import (
 	"github.com/clawboo/desktop/backend/budget"
 	"github.com/clawboo/desktop/backend/bus"
 	"github.com/clawboo/desktop/backend/config"
+	"github.com/clawboo/desktop/backend/devices"
 	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
 	"github.com/clawboo/desktop/backend/orchestrate"
@@ -78,6 +79,13 @@ type Options struct {
 	Approvals *approval.Queue
 	// Hosts are the other machines runs may go to (nil: 503).
 	Hosts *hosts.Service
+	// Devices are the paired phones; Pairing opens a pairing window (the
+	// LAN listener on, on address or the LAN's), DevicesChanged is told
+	// when one was removed (the last one turns the listener off). nil:
+	// phones cannot be paired here.
+	Devices        *devices.Service
+	Pairing        func(ctx context.Context, address string) (Pairing, error)
+	DevicesChanged func(ctx context.Context)
 	// Tools is clawboo-tools' broker: registry, audit, external servers.
 	Tools *toolbroker.Broker
 	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
@@ -172,6 +180,9 @@ func (a *API) routes() {
 	a.mux.Handle("/api/runtimes/{id}/recheck", methods{"POST": a.recheck})
 	a.mux.Handle("/api/acp/agents", methods{"POST": a.addACPAgent})
 	a.mux.Handle("/api/acp/agents/{runtimeId}", methods{"DELETE": a.removeACPAgent})
+	a.mux.Handle("/api/devices", methods{"GET": a.listDevices})
+	a.mux.Handle("/api/devices/pairing", methods{"POST": a.startPairing})
+	a.mux.Handle("/api/devices/{id}", methods{"PATCH": a.patchDevice, "DELETE": a.removeDevice})
 	a.mux.Handle("/api/hosts", methods{"GET": a.listHosts, "POST": a.addHost})
 	a.mux.Handle("/api/hosts/{id}", methods{"GET": a.getHost, "PATCH": a.patchHost, "DELETE": a.removeHost})
 	a.mux.Handle("/api/hosts/{id}/trust", methods{"POST": a.trustHost})
