@@ -262,6 +262,9 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.openRoutines()
 	b.openDevices()
 	b.API = b.openAPI(opts)
+	if !opts.HostServer {
+		b.resumePhones(ctx)
+	}
 	b.Routines.Start()
 	b.startQuota()
 	return b, nil

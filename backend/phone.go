@@ -50,7 +50,8 @@ func (b *Backend) pairing(opts Options) func(context.Context, string) (api.Pairi
 }
 
 // startPairing turns the listener on (on address, else this computer's
-// LAN address) and opens a pairing window: the link and the certificate's
+// LAN address; at the port paired phones know when it was on there
+// before) and opens a pairing window: the link and the certificate's
 // fingerprint a person checks on the phone.
 func (b *Backend) startPairing(ctx context.Context, address string) (api.Pairing, error) {
 	ip, err := pairingIP(address)
@@ -61,9 +62,18 @@ func (b *Backend) startPairing(ctx context.Context, address string) (api.Pairing
 	if err != nil {
 		return api.Pairing{}, err
 	}
-	addr, err := b.phone.listen(ip, cert, b.API.PhoneHandler(api.PhoneOptions{Devices: b.Devices, Hosts: b.phone.hosts}), b.log)
+	port := phonePort
+	if saved, err := b.Store.GetSetting(ctx, phoneSetting); err == nil {
+		if host, p, err := net.SplitHostPort(saved); err == nil && host == ip.String() {
+			port, _ = strconv.Atoi(p) // the address a paired phone already knows
+		}
+	}
+	addr, err := b.phone.listen(ip, port, cert, b.phoneHandler(), b.log)
 	if err != nil {
 		return api.Pairing{}, err
+	}
+	if err := b.Store.PutSetting(ctx, phoneSetting, addr, time.Now().UnixMilli()); err != nil {
+		b.log.Warn("the phones' address not kept: it is on until Clawboo closes", "err", err)
 	}
 	code, expires, err := b.Devices.Window.Open()
 	if err != nil {
@@ -77,6 +87,45 @@ func (b *Backend) devicesChanged(ctx context.Context) {
 	if n, err := b.Devices.Count(ctx); err == nil && n == 0 {
 		b.Devices.Window.Close()
 		b.phone.close()
+		_ = b.Store.DeleteSetting(ctx, phoneSetting)
+	}
+}
+
+// phoneSetting keeps the listener's address while phones are paired, so it
+// comes back there when Clawboo starts again.
+const phoneSetting = "phones.address"
+
+// phoneHandler is the API's handler for the phones' listener.
+func (b *Backend) phoneHandler() http.Handler {
+	return b.API.PhoneHandler(api.PhoneOptions{Devices: b.Devices, Hosts: b.phone.hosts})
+}
+
+// resumePhones turns the listener back on, at the address paired phones
+// know, when Clawboo starts with phones paired; a pairing window is not
+// opened. An address this computer no longer has is said in the log.
+func (b *Backend) resumePhones(ctx context.Context) {
+	saved, err := b.Store.GetSetting(ctx, phoneSetting)
+	if err != nil {
+		return
+	}
+	if n, err := b.Devices.Count(ctx); err != nil || n == 0 {
+		return
+	}
+	host, p, err := net.SplitHostPort(saved)
+	ip, port := net.ParseIP(host), 0
+	if err == nil {
+		port, err = strconv.Atoi(p)
+	}
+	if err != nil || ip == nil || (!ip.IsLoopback() && !ownIP(ip)) {
+		b.log.Warn("the phones' listener stays off: this computer no longer has its address; pair a phone again", "address", saved)
+		return
+	}
+	cert, err := devices.LoadOrMakeCert(filepath.Join(b.Config.Home, "devices"), lanIPs(ip))
+	if err == nil {
+		_, err = b.phone.listen(ip, port, cert, b.phoneHandler(), b.log)
+	}
+	if err != nil {
+		b.log.Warn("the phones' listener did not come back", "address", saved, "err", err)
 	}
 }
 
@@ -92,7 +141,7 @@ func (p *phoneLAN) hosts() []string {
 
 // listen starts the listener on ip unless it is on there already, and
 // answers its address.
-func (p *phoneLAN) listen(ip net.IP, cert devices.Cert, h http.Handler, log *slog.Logger) (string, error) {
+func (p *phoneLAN) listen(ip net.IP, port int, cert devices.Cert, h http.Handler, log *slog.Logger) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.srv != nil {
@@ -103,7 +152,7 @@ func (p *phoneLAN) listen(ip net.IP, cert devices.Cert, h http.Handler, log *slo
 		p.srv, p.addr = nil, ""
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert.TLS}, MinVersion: tls.VersionTLS12}
-	ln, err := tls.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(phonePort)), cfg)
+	ln, err := tls.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(port)), cfg)
 	if err != nil {
 		if ln, err = tls.Listen("tcp", net.JoinHostPort(ip.String(), "0"), cfg); err != nil {
 			return "", fmt.Errorf("the phones' listener could not start on %s: %w", ip, err)

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,12 @@ type phoneRig struct {
 
 func newPhoneRig(t *testing.T) *phoneRig {
 	t.Helper()
-	b := e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1"})
+	return newPhoneRigOn(t, e2eBackend(t, map[string]string{"CLAWBOO_ENABLE_MOCK_RUNTIME": "1"}))
+}
+
+// newPhoneRigOn opens a pairing on b at 127.0.0.2 and makes the phone.
+func newPhoneRigOn(t *testing.T, b *Backend) *phoneRig {
+	t.Helper()
 	var p api.Pairing
 	if code := e2eDo(t, authed(b), "POST", "/api/devices/pairing", map[string]any{"address": "127.0.0.2"}, &p); code != http.StatusOK {
 		t.Fatalf("pairing: %d", code)
@@ -272,5 +278,46 @@ func TestAPhoneAnswersAnApprovalAndStopsARun(t *testing.T) {
 	})
 	if _, ok := r.b.Devices.Verify(ctx, r.cookie); ok {
 		t.Fatal("a removed phone's cookie still works")
+	}
+}
+
+// TestPairedPhonesFindTheListenerAfterARestart: while phones are paired,
+// Clawboo starting again turns the listener back on at the address they
+// know (no pairing window opens); once the last one is removed it stays
+// off.
+func TestPairedPhonesFindTheListenerAfterARestart(t *testing.T) {
+	home := t.TempDir()
+	env := func() map[string]string {
+		return map[string]string{"HOME": home, "PATH": os.Getenv("PATH"), "CLAWBOO_ENABLE_MOCK_RUNTIME": "1"}
+	}
+	b1 := e2eBackendLogged(t, home, env(), nil)
+	r := newPhoneRigOn(t, b1)
+	d := r.pairPhone(t, "Pixel 8")
+	closeOnce(t, b1)
+	if c, err := net.DialTimeout("tcp", strings.TrimPrefix(r.origin, "https://"), time.Second); err == nil {
+		c.Close()
+		t.Fatal("the listener outlived Clawboo")
+	}
+	b2 := e2eBackendLogged(t, home, env(), nil)
+	r.b = b2
+	if code, body, _ := r.do(t, "GET", "/m/api/approvals", nil, nil); code != http.StatusOK {
+		t.Fatalf("the paired phone after a restart: %d %s", code, body)
+	}
+	u, _ := url.Parse(r.pair.URL)
+	keep := r.cookie
+	r.cookie = ""
+	if code, _, _ := r.do(t, "POST", "/m/api/pair", map[string]any{"code": u.Fragment, "name": "Old link"}, nil); code != http.StatusForbidden {
+		t.Fatalf("a pairing window after a restart: %d", code)
+	}
+	r.cookie = keep
+	if code := e2eDo(t, authed(b2), "DELETE", "/api/devices/"+d.ID, nil, nil); code != http.StatusNoContent {
+		t.Fatalf("remove: %d", code)
+	}
+	closeOnce(t, b2)
+	b3 := e2eBackendLogged(t, home, env(), nil)
+	_ = b3
+	if c, err := net.DialTimeout("tcp", strings.TrimPrefix(r.origin, "https://"), time.Second); err == nil {
+		c.Close()
+		t.Fatal("the listener came back with no phone paired")
 	}
 }
