@@ -33,6 +33,7 @@ type phoneRig struct {
 	origin string // https://127.0.0.2:port
 	client *http.Client
 	cookie string
+	seen   strings.Builder // every answer the phone got, for the sentinel scan
 }
 
 func newPhoneRig(t *testing.T) *phoneRig {
@@ -92,6 +93,7 @@ func (r *phoneRig) do(t *testing.T, method, path string, body any, edit func(*ht
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	r.seen.Write(b)
 	return res.StatusCode, string(b), res.Header
 }
 
@@ -178,6 +180,11 @@ func TestAPhoneAnswersAnApprovalAndStopsARun(t *testing.T) {
 	r := newPhoneRig(t)
 	d := r.pairPhone(t, "Pixel 8")
 	ctx := context.Background()
+	const sentinel = "sk-ant-PHONE-SENTINEL-5e1f0c"
+	if err := r.b.Vault.Set(ctx, claudeKeyName, sentinel); err != nil {
+		t.Fatal(err)
+	}
+	agent := placedAgent(t, r.b, "Mocky", "")
 
 	// The stream is open before the question is asked.
 	req, _ := http.NewRequest("GET", r.origin+"/m/api/events", nil)
@@ -187,22 +194,32 @@ func TestAPhoneAnswersAnApprovalAndStopsARun(t *testing.T) {
 		t.Fatalf("the events: %v %v", stream, err)
 	}
 	lines := make(chan string, 256)
+	streamed := &testkit.SyncBuffer{}
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(stream.Body)
 		for sc.Scan() {
+			_, _ = streamed.Write([]byte(sc.Text() + "\n"))
 			lines <- sc.Text()
 		}
 	}()
 
 	var started struct{ RunID string }
-	if code := e2eDo(t, authed(r.b), "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"message": "!ask make deploy\n!ok after", "wait": false}, &started); code/100 != 2 {
+	if code := e2eDo(t, authed(r.b), "POST", "/api/runtimes/clawboo-mock/run", map[string]any{"message": "!ask make deploy\n!ok after", "agentId": agent, "wait": false}, &started); code/100 != 2 {
 		t.Fatalf("run: %d", code)
 	}
-	var waiting approval.Request
+	var waiting struct {
+		approval.Request
+		AgentName string `json:"agentName"`
+	}
 	testkit.EventuallySays(t, 30*time.Second, "the question on the phone", func() (bool, string) {
 		code, body, _ := r.do(t, "GET", "/m/api/approvals", nil, nil)
-		var out struct{ Approvals []approval.Request }
+		var out struct {
+			Approvals []struct {
+				approval.Request
+				AgentName string `json:"agentName"`
+			}
+		}
 		_ = json.Unmarshal([]byte(body), &out)
 		for _, a := range out.Approvals {
 			if a.RunID == started.RunID {
@@ -212,8 +229,8 @@ func TestAPhoneAnswersAnApprovalAndStopsARun(t *testing.T) {
 		}
 		return false, fmt.Sprint(code)
 	})
-	if waiting.Command != "make deploy" {
-		t.Fatalf("the question: %+v", waiting)
+	if waiting.Command != "make deploy" || waiting.AgentName != "Mocky" {
+		t.Fatalf("the question, with who asks by name: %+v", waiting)
 	}
 	sawRequested := false
 	for !sawRequested {
@@ -278,6 +295,9 @@ func TestAPhoneAnswersAnApprovalAndStopsARun(t *testing.T) {
 	})
 	if _, ok := r.b.Devices.Verify(ctx, r.cookie); ok {
 		t.Fatal("a removed phone's cookie still works")
+	}
+	if strings.Contains(r.seen.String(), sentinel) || strings.Contains(streamed.String(), sentinel) || !strings.Contains(streamed.String(), "make deploy") {
+		t.Fatal("the sentinel key reached the phone")
 	}
 }
 

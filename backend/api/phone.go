@@ -167,7 +167,43 @@ func (p *phone) approvals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": ps})
+	out := make([]phoneApproval, 0, len(ps))
+	for _, q := range ps {
+		out = append(out, p.named(r.Context(), q))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": out})
+}
+
+// phoneApproval is a request as the phone shows it: who asks and where,
+// by name ("" when there is none to say).
+type phoneApproval struct {
+	approval.Request
+	AgentName string `json:"agentName"`
+	TeamName  string `json:"teamName"`
+	HostName  string `json:"hostName"`
+}
+
+func (p *phone) named(ctx context.Context, q approval.Request) phoneApproval {
+	out := phoneApproval{Request: q}
+	o := p.a.opts
+	if o.Agents != nil && q.AgentID != "" {
+		if ag, err := o.Agents.Get(ctx, q.AgentID); err == nil {
+			out.AgentName = ag.Name
+		}
+	}
+	if o.Teams != nil && q.TeamID != "" {
+		if t, err := o.Teams.Get(ctx, q.TeamID); err == nil {
+			out.TeamName = t.Name
+		}
+	}
+	if o.Hosts != nil && q.RunID != "" {
+		if run, err := o.Store.GetRun(ctx, q.RunID); err == nil && run.HostID != nil {
+			if h, err := o.Hosts.Get(ctx, *run.HostID); err == nil {
+				out.HostName = h.Name
+			}
+		}
+	}
+	return out
 }
 
 // resolve answers an approval from the phone; the history says which.
