@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -125,40 +127,51 @@ func (a *API) removeHost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	if a.opts.Agents != nil {
-		names, err := a.opts.Agents.PlacedOn(r.Context(), id)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, "%v", err)
-			return
-		}
-		if len(names) > 0 {
-			// A person's placement is theirs to change: removing the host
-			// does not quietly move their agents' work to this computer.
-			writeError(w, http.StatusConflict, "%s %s placed on this host: choose where %s instead first (its page, Runs on)",
-				strings.Join(names, ", "), isAre(len(names)), themIt(len(names)))
-			return
-		}
+	why, err := a.stillPlaced(r.Context(), id)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
 	}
-	if a.opts.Teams != nil {
-		names, err := a.opts.Teams.PlacedOn(r.Context(), id)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, "%v", err)
-			return
-		}
-		if len(names) > 0 {
-			which := "the team " + names[0] + " runs"
-			if len(names) > 1 {
-				which = "the teams " + strings.Join(names, ", ") + " run"
-			}
-			writeError(w, http.StatusConflict, "%s on this host by default: choose where instead first (the team's Runs on)", which)
-			return
-		}
+	if why != "" {
+		// A person's placement is theirs to change: removing the host does
+		// not quietly move their agents' or teams' work to this computer.
+		writeError(w, http.StatusConflict, "%s", why)
+		return
 	}
 	if err := a.opts.Hosts.Remove(r.Context(), id); err != nil {
 		hostError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// stillPlaced says, in words, which agents or teams are placed on a host
+// ("" for none).
+func (a *API) stillPlaced(ctx context.Context, id string) (string, error) {
+	if a.opts.Agents != nil {
+		names, err := a.opts.Agents.PlacedOn(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if len(names) > 0 {
+			return fmt.Sprintf("%s %s placed on this host: choose where %s instead first (its page, Runs on)",
+				strings.Join(names, ", "), isAre(len(names)), themIt(len(names))), nil
+		}
+	}
+	if a.opts.Teams != nil {
+		names, err := a.opts.Teams.PlacedOn(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		switch len(names) {
+		case 0:
+		case 1:
+			return "the team " + names[0] + " runs on this host by default: choose where instead first (the team's Runs on)", nil
+		default:
+			return "the teams " + strings.Join(names, ", ") + " run on this host by default: choose where instead first (the team's Runs on)", nil
+		}
+	}
+	return "", nil
 }
 
 // installOnHost: POST /api/hosts/{id}/runtimes/{rt}/install streams the

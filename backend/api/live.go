@@ -79,6 +79,14 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	out := make(chan streamEvent)
 	a.followLive(ctx, out)
+	pump(ctx, w, out, nil)
+}
+
+// pump writes out's events to w as Server-Sent Events, with keep-alive
+// comments, until ctx ends, end closes (nil: never), the client goes, or a
+// subscription was dropped (an event with no name): the client re-reads
+// what it shows when it reconnects.
+func pump(ctx context.Context, w http.ResponseWriter, out <-chan streamEvent, end <-chan struct{}) {
 	sse := newSSE(w)
 	ping := time.NewTicker(keepAlive)
 	defer ping.Stop()
@@ -91,6 +99,8 @@ func (a *API) liveUpdates(w http.ResponseWriter, r *http.Request) {
 			sse.event(0, ev.name, ev.data)
 		case <-ping.C:
 			sse.comment("ping")
+		case <-end:
+			return
 		case <-ctx.Done():
 			return
 		}

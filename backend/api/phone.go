@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/devices"
@@ -273,36 +272,26 @@ func (p *phone) events(w http.ResponseWriter, r *http.Request) {
 	defer revoked.Close()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	gone := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case id, ok := <-revoked.C():
+				if !ok || id == d.ID { // a dropped watch ends the stream too: it fails closed
+					close(gone)
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	out := make(chan streamEvent, 64)
 	if p.a.opts.Approvals != nil {
 		forward(ctx, p.a.opts.Approvals.Subscribe(64), out, named[approval.Event]("approval"))
 	}
 	forward(ctx, p.a.opts.Supervisor.Updates.Subscribe(256), out, named[store.Run]("run"))
-	sse := newSSE(w)
-	sse.comment("hello")
-	if sse.flush() != nil {
-		return
-	}
-	ping := time.NewTicker(15 * time.Second)
-	defer ping.Stop()
-	for {
-		select {
-		case ev := <-out:
-			sse.event(0, ev.name, ev.data)
-		case id := <-revoked.C():
-			if id == d.ID {
-				return
-			}
-			continue
-		case <-ping.C:
-			sse.comment("ping")
-		case <-ctx.Done():
-			return
-		}
-		if sse.flush() != nil {
-			return
-		}
-	}
+	pump(ctx, w, out, gone)
 }
 
 // remoteIP is a request's peer address without its port.

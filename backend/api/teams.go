@@ -105,27 +105,24 @@ func (b teamBody) input() (teams.Input, error) {
 	if in.RepoPath, in.ClearRepo, err = nullable(b.RepoPath); err != nil {
 		return in, errors.New("repoPath must be a string or null")
 	}
-	fb, clearFB, err := nullable(b.FallbackRuntime)
-	if err != nil {
+	if in.FallbackRuntime, err = clearable(b.FallbackRuntime); err != nil {
 		return in, errors.New("fallbackRuntime must be a runtime id or null")
 	}
-	if clearFB {
-		none := ""
-		in.FallbackRuntime = &none
-	} else {
-		in.FallbackRuntime = fb
-	}
-	host, here, err := nullable(b.HostID)
-	if err != nil {
+	if in.HostID, err = clearable(b.HostID); err != nil {
 		return in, errors.New("hostId must be a host's id or null")
 	}
-	if here {
-		none := ""
-		in.HostID = &none
-	} else {
-		in.HostID = host
-	}
 	return in, nil
+}
+
+// clearable is nullable for a field whose "none" is "": a JSON null (or
+// "") sets it to "", absence leaves it alone.
+func clearable(raw json.RawMessage) (*string, error) {
+	v, clear, err := nullable(raw)
+	if clear {
+		none := ""
+		return &none, err
+	}
+	return v, err
 }
 
 // checkTeamHost refuses a team's host that is not one of the hosts.

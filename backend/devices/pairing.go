@@ -49,11 +49,9 @@ func NewWindow(now func() time.Time) *Window {
 // Open makes a new one-time code (replacing any open one) and answers it
 // with when it expires. Opening resets the count of wrong codes.
 func (w *Window) Open() (code string, expires time.Time, err error) {
-	b := make([]byte, codeBytes)
-	if _, err := rand.Read(b); err != nil {
+	if code, err = random(codeBytes); err != nil {
 		return "", time.Time{}, err
 	}
-	code = base64.RawURLEncoding.EncodeToString(b)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.sum, w.open, w.closed, w.wrong = sha256.Sum256([]byte(code)), true, false, 0
@@ -96,8 +94,11 @@ func (w *Window) Close() {
 }
 
 // newToken is a device token: 256 random bits, URL-safe.
-func newToken() (string, error) {
-	b := make([]byte, tokenBytes)
+func newToken() (string, error) { return random(tokenBytes) }
+
+// random is n random bytes, URL-safe base64.
+func random(n int) (string, error) {
+	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}

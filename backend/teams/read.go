@@ -92,20 +92,7 @@ func (s *Service) List(ctx context.Context) ([]Team, error) {
 
 // TeamsOf returns the ids of the teams an agent belongs to.
 func (s *Service) TeamsOf(ctx context.Context, agentID string) ([]string, error) {
-	rows, err := s.st.Reader().QueryContext(ctx, `SELECT team_id FROM team_members WHERE agent_id = ? ORDER BY team_id`, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return s.st.Strings(ctx, `SELECT team_id FROM team_members WHERE agent_id = ? ORDER BY team_id`, agentID)
 }
 
 func (s *Service) members(ctx context.Context, ts []Team) error {
