@@ -24,6 +24,13 @@ func (e *Engine) refuseDelegation(teamID, why string) error {
 // delegate acts on one delegation signal of turn t and records it in the
 // room. deps are tasks the new one waits for (a plan's earlier steps).
 func (e *Engine) delegate(ctx context.Context, t *turn, d executor.Delegation, deps ...string) (string, error) {
+	if t.started != nil { // a delegation from the run's first event: its turn knows its run first
+		select {
+		case <-t.started:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
 	ctx = context.WithoutCancel(ctx)
 	if out, ok, err := e.toGateway(ctx, t, d); ok {
 		return out, err

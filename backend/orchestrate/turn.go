@@ -18,7 +18,11 @@ import (
 
 // turn is one live team turn.
 type turn struct {
-	runID   string
+	runID string
+	// started is closed once runID is set (or the run did not start): a
+	// delegation, which can come from the run's first event, waits for it.
+	// nil: the turn was made with its runID.
+	started chan struct{}
 	teamID  string
 	agentID string
 	name    string
@@ -103,7 +107,7 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	}
 	t := &turn{
 		teamID: team.ID, agentID: m.AgentID, name: m.Name, runtime: m.Runtime, leader: m.Role == "leader",
-		mission: spec.mission, title: spec.title, peer: spec.peer,
+		mission: spec.mission, title: spec.title, peer: spec.peer, started: make(chan struct{}),
 	}
 	if team.RepoPath != nil {
 		t.repo = *team.RepoPath
@@ -137,6 +141,7 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	e.mu.Unlock()
 	h, err := e.o.Supervisor.Start(ctx, p)
 	if err != nil {
+		close(t.started)
 		e.mu.Lock()
 		if e.leading[key(team.ID, m.AgentID)] == t {
 			delete(e.leading, key(team.ID, m.AgentID))
@@ -148,6 +153,7 @@ func (e *Engine) startTurn(ctx context.Context, team teams.Team, m teams.Member,
 	t.runID = h.ID
 	e.turns[h.ID] = t
 	e.mu.Unlock()
+	close(t.started)
 	e.markDelivered(context.Background(), team.ID, m.AgentID, mail.seqs, "digest")
 	e.Live.Publish(LiveEvent{TeamID: team.ID, Kind: "turn", Turn: &TurnState{RunID: h.ID, AgentID: m.AgentID, Status: "running"}})
 	e.wg.Add(1)
