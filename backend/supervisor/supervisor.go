@@ -477,10 +477,12 @@ func (s *Supervisor) Close(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 
-	s.cancel()
+	// The reason first: cancelling the runs' context can end a run before
+	// its stop is asked, and it must still say Clawboo's shutdown stopped it.
 	for _, l := range runs {
 		l.stopAsk(stopShutdown)
 	}
+	s.cancel()
 	waited := make(chan struct{})
 	go func() { s.wg.Wait(); close(waited) }()
 	var err error
