@@ -22,6 +22,11 @@
 //     it approves the request with scope "session", and what "always"
 //     covers is the asker's to remember (an ACP agent's session), never the
 //     queue's: every later request is still asked unless its asker skips it.
+//   - A request of kind "device" is not a question: it is a phone paired or
+//     removed (issue 30), written already answered by Record (status
+//     approved, with who did it and from where), so it is only ever in the
+//     history: never pending, never published as "requested", never
+//     answerable. It holds a device's name, never its token or code.
 package approval
 
 import (
@@ -36,6 +41,9 @@ type Kind string
 const (
 	KindTool    Kind = "tool"    // a call to a tool on clawboo-tools
 	KindCommand Kind = "command" // a native run's run_command
+	// KindDevice is a history entry, not a question: a phone paired or
+	// removed (Record).
+	KindDevice Kind = "device"
 )
 
 // Status is where a request stands.
@@ -113,6 +121,30 @@ type Request struct {
 
 // Allowed reports whether the request lets the thing run.
 func (r Request) Allowed() bool { return r.Status == Approved }
+
+// Entry is a thing already done that the history keeps beside the answers
+// (Record): a phone paired or removed. Never a secret, token or code.
+type Entry struct {
+	Kind  Kind   // KindDevice
+	Title string // what was done, in words: "Paired a phone: Pixel 8"
+	By    string // who did it: "phone: Pixel 8", "page", "api"
+	Note  string // from where, when it is known: "from 192.168.1.20"
+}
+
+// PhonePaired is the entry of a phone that paired itself with the
+// one-time code, from the address addr.
+func PhonePaired(name, addr string) Entry {
+	e := Entry{Kind: KindDevice, Title: "Paired a phone: " + name, By: "phone: " + name}
+	if addr != "" {
+		e.Note = "from " + addr
+	}
+	return e
+}
+
+// PhoneRemoved is the entry of a phone removed by by ("page", "api").
+func PhoneRemoved(name, by string) Entry {
+	return Entry{Kind: KindDevice, Title: "Removed a phone: " + name, By: by}
+}
 
 // Event is a committed change, for live pages, the tray and popups.
 type Event struct {

@@ -130,6 +130,30 @@ func (q *Queue) Ask(ctx context.Context, req Request, ttl time.Duration) (Reques
 	}
 }
 
+// Record writes e into the history as done: kind device, status approved,
+// answered now by e.By. It is never pending, so it is never listed as
+// waiting and Resolve on it fails with ErrResolved; it is published as
+// "resolved" only, so live histories show it.
+func (q *Queue) Record(ctx context.Context, e Entry) (Request, error) {
+	if e.Kind != KindDevice {
+		return Request{}, fmt.Errorf("%w: only a %q entry is recorded; a %q or a %q is asked", ErrInvalid, KindDevice, KindTool, KindCommand)
+	}
+	r := clean(Request{Kind: e.Kind, Title: e.Title})
+	if r.Title == "" {
+		return Request{}, fmt.Errorf("%w: a title is required", ErrInvalid)
+	}
+	now := q.ms()
+	r.ID, r.Status = ulid.Make().String(), Approved
+	r.CreatedAt, r.ExpiresAt, r.ResolvedAt = now, now, now
+	r.ResolvedBy = cut(redact.Secrets(strings.TrimSpace(e.By)), maxShort)
+	r.Note = cut(redact.Secrets(strings.TrimSpace(e.Note)), maxNote)
+	if err := q.insertDone(ctx, r); err != nil {
+		return Request{}, err
+	}
+	q.events.PublishMust(Event{Kind: "resolved", Approval: r})
+	return r, nil
+}
+
 // settle expires a request its asker gives up on. When someone else
 // settled it first (an answer racing the timer), their outcome stands.
 func (q *Queue) settle(id string, ch chan Request, note string) (Request, error) {

@@ -359,3 +359,68 @@ func TestAllowAlwaysOnlyWhereOffered(t *testing.T) {
 		t.Fatalf("second answer: %v", err)
 	}
 }
+
+// A phone paired or removed is written straight into the history: answered
+// (approved, by whom, from where), never pending, never asked, never
+// answerable, published only as "resolved", and scrubbed like the rest.
+func TestRecordIsAnsweredHistoryOnly(t *testing.T) {
+	clock := time.UnixMilli(1_800_000_000_000)
+	q, _ := newQueue(t, Options{Now: func() time.Time { return clock }})
+	ctx := context.Background()
+	sub := q.Subscribe(8)
+	defer sub.Close()
+
+	paired, err := q.Record(ctx, PhonePaired("Pixel 8", "192.0.2.7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Request{
+		ID: paired.ID, Kind: KindDevice, Title: "Paired a phone: Pixel 8", Status: Approved,
+		CreatedAt: clock.UnixMilli(), ExpiresAt: clock.UnixMilli(), ResolvedAt: clock.UnixMilli(),
+		ResolvedBy: "phone: Pixel 8", Note: "from 192.0.2.7",
+	}
+	if paired.ID == "" || paired != want {
+		t.Fatalf("recorded %+v, want %+v", paired, want)
+	}
+	if got, err := q.Get(ctx, paired.ID); err != nil || got != want {
+		t.Fatalf("stored %+v %v", got, err)
+	}
+	if ev := <-sub.C(); ev.Kind != "resolved" || ev.Approval != want {
+		t.Fatalf("published %+v", ev)
+	}
+	clock = clock.Add(time.Second)
+	removed, err := q.Record(ctx, PhoneRemoved("Pixel 8", "page"))
+	if err != nil || removed.Title != "Removed a phone: Pixel 8" || removed.ResolvedBy != "page" || removed.Status != Approved || removed.Note != "" {
+		t.Fatalf("removed: %+v %v", removed, err)
+	}
+	if ev := <-sub.C(); ev.Kind != "resolved" || ev.Approval.ID != removed.ID {
+		t.Fatalf("published %+v", ev)
+	}
+
+	if ps, err := q.Pending(ctx); err != nil || len(ps) != 0 {
+		t.Fatalf("pending: %+v %v", ps, err)
+	}
+	hist, err := q.Answered(ctx, "", 10)
+	if err != nil || len(hist) != 2 || hist[0].ID != removed.ID || hist[1].ID != paired.ID {
+		t.Fatalf("history: %+v %v", hist, err)
+	}
+	for _, d := range []Decision{Approve, Deny, AllowAlways} {
+		if r, err := q.Resolve(ctx, paired.ID, d, "api", "late"); !errors.Is(err, ErrResolved) || r.ResolvedBy != "phone: Pixel 8" || r.Note != "from 192.0.2.7" {
+			t.Fatalf("%s on an entry: %+v %v", d, r, err)
+		}
+	}
+
+	const sentinel = "sk-ant-SENTINEL-0123456789abcdefXYZ"
+	if r, err := q.Record(ctx, Entry{Kind: KindDevice, Title: "Paired a phone: " + sentinel, By: sentinel, Note: sentinel}); err != nil ||
+		strings.Contains(r.Title+r.ResolvedBy+r.Note, "SENTINEL") {
+		t.Fatalf("not scrubbed: %+v %v", r, err)
+	}
+	for _, bad := range []Entry{{Kind: KindTool, Title: "x"}, {Kind: KindCommand, Title: "x"}, {Title: "x"}, {Kind: KindDevice, Title: " "}} {
+		if _, err := q.Record(ctx, bad); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("%+v: %v", bad, err)
+		}
+	}
+	if _, err := q.Ask(ctx, Request{Kind: KindDevice, Title: "Paired a phone: x"}, time.Minute); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a device entry asked: %v", err)
+	}
+}

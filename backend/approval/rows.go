@@ -22,6 +22,17 @@ func (q *Queue) insert(ctx context.Context, r Request) error {
 	return nil
 }
 
+// insertDone writes a row already answered (Record's).
+func (q *Queue) insertDone(ctx context.Context, r Request) error {
+	_, err := q.st.Write().ExecContext(ctx, `INSERT INTO approvals (id, kind, title, status, created_at, expires_at,
+		resolved_at, resolved_by, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, string(r.Kind), r.Title, string(r.Status), r.CreatedAt, r.ExpiresAt, r.ResolvedAt, r.ResolvedBy, r.Note)
+	if err != nil {
+		return fmt.Errorf("approval: record %s: %w", r.Kind, err)
+	}
+	return nil
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scan(s scanner) (Request, error) {
@@ -64,7 +75,8 @@ func (q *Queue) Pending(ctx context.Context) ([]Request, error) {
 }
 
 // Answered lists the requests that are no longer pending (approved, denied
-// or expired, with who answered and where in ResolvedBy), newest answer
+// or expired, with who answered and where in ResolvedBy) and the entries
+// Record wrote (kind device), newest answer
 // first, at most limit of them, strictly older than the request id before
 // when it is set (the cursor is the last id of the previous page).
 func (q *Queue) Answered(ctx context.Context, before string, limit int) ([]Request, error) {

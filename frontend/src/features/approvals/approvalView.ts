@@ -49,9 +49,9 @@ export function riskLevel(risk: string | undefined): RiskLevel {
 export interface ApprovalDisplay {
   id: string;
   heading: string;
-  /** "Command" or "Tool". */
+  /** "Command", "Tool" or "Phone". */
   kindLabel: string;
-  /** The command line (kind command) or the tool's name (kind tool). */
+  /** The command line (kind command) or the tool's name (kind tool); "" for a phone. */
   program: string;
   args: string;
   folder: string;
@@ -68,14 +68,15 @@ export interface ApprovalDisplay {
 
 export function toDisplay(r: ApprovalRequest): ApprovalDisplay {
   const command = r.kind === 'command';
-  const program = visible((command ? r.command : r.tool) ?? '');
+  const device = r.kind === 'device';
+  const program = device ? '' : visible((command ? r.command : r.tool) ?? '');
   const title = visible((r.title ?? '').trim());
   const taskId = r.taskId ?? '';
   const runId = r.runId ?? '';
   return {
     id: r.id,
-    heading: title || (command ? 'Run a command' : program ? `Use ${program}` : 'Use a tool'),
-    kindLabel: command ? 'Command' : 'Tool',
+    heading: title || (device ? 'A phone paired or removed' : command ? 'Run a command' : program ? `Use ${program}` : 'Use a tool'),
+    kindLabel: device ? 'Phone' : command ? 'Command' : 'Tool',
     program,
     args: visible(r.args ?? ''),
     folder: visible(r.folder ?? ''),

@@ -1,13 +1,16 @@
 // The approvals queue's wire types (backend/approval, backend/api/approvals.go).
 // Times are Unix milliseconds.
 
-export type ApprovalKind = 'tool' | 'command';
+/** "device" is not a question: a phone paired or removed, written into the
+ * history already answered (status "approved"), never pending. */
+export type ApprovalKind = 'tool' | 'command' | 'device';
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 /** What the page sends; the backend also takes "allow" as a synonym of "approve".
  * "allow-always" only where the request offers it (`always`). */
 export type ApprovalDecision = 'approve' | 'allow-always' | 'deny';
 
-/** One question put to a person: a tool call on clawboo-tools, or a native run's command. */
+/** One question put to a person: a tool call on clawboo-tools, or a native run's command;
+ * or a history line of a phone paired or removed (kind device). */
 export interface ApprovalRequest {
   id: string;
   kind: ApprovalKind;
