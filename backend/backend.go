@@ -38,6 +38,7 @@ import (
 	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
+	"github.com/clawboo/desktop/backend/notices"
 	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/proc"
 	"github.com/clawboo/desktop/backend/quota"
@@ -126,6 +127,7 @@ type Backend struct {
 	resolver     *proc.Resolver
 	placer       *remote.Placer // runs on hosts (hostsw.go)
 	phone        *phoneLAN      // the phones' LAN listener, while it is on (phone.go)
+	notices      *notices.Service
 	watcher      *proc.Watcher
 	boardEvents  *bus.Broker[board.Event]
 	budgetEvents *bus.Broker[budget.Event]
@@ -261,6 +263,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	b.door.Teams, b.door.Orchestrator = b.Teams, b.Orchestrator
 	b.openRoutines()
 	b.openDevices()
+	b.openNotices(opts)
 	b.API = b.openAPI(opts)
 	if !opts.HostServer {
 		b.resumePhones(ctx)
@@ -278,7 +281,7 @@ func (b *Backend) openAPI(opts Options) *api.API {
 		Board: b.Board, BoardEvents: b.boardEvents, Worktrees: b.Worktrees, Budget: b.Budget, BudgetEvents: b.budgetEvents,
 		Routines: b.Routines, GatewayCron: b.door.GatewayCron, Quota: b.Quota, QuotaEvents: b.quotaEvents,
 		MCP: b.MCP, MCPBaseURL: b.BaseURL, Approvals: b.Approvals, OpenClaw: b.openClaw.api(), Tools: b.Tools, Secrets: b.Vault, ACPAgents: b.acp,
-		Hosts: b.Hosts, RunEnv: opts.HostServer, Devices: b.Devices, Pairing: b.pairing(opts), DevicesChanged: b.devicesChanged,
+		Hosts: b.Hosts, RunEnv: opts.HostServer, Devices: b.Devices, Pairing: b.pairing(opts), DevicesChanged: b.devicesChanged, Notices: b.notices,
 		Log: b.log.With("part", "api"), Version: opts.Version, Autostart: config.Autostart{Getenv: opts.Getenv}, Auth: b.Auth,
 	})
 }
@@ -357,6 +360,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	if b.phone != nil {
 		b.phone.close() // no phone answers while the rest stops
 	}
+	b.closeNotices() // no notice goes out while the rest stops
 	if b.Orchestrator != nil {
 		b.Orchestrator.Shutdown() // no new turns or delegations while runs stop
 	}

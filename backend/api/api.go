@@ -44,6 +44,7 @@ import (
 	"github.com/clawboo/desktop/backend/devices"
 	"github.com/clawboo/desktop/backend/hosts"
 	"github.com/clawboo/desktop/backend/mcp/toolbroker"
+	"github.com/clawboo/desktop/backend/notices"
 	"github.com/clawboo/desktop/backend/orchestrate"
 	"github.com/clawboo/desktop/backend/quota"
 	"github.com/clawboo/desktop/backend/routines"
@@ -86,6 +87,9 @@ type Options struct {
 	Devices        *devices.Service
 	Pairing        func(ctx context.Context, address string) (Pairing, error)
 	DevicesChanged func(ctx context.Context)
+	// Notices pushes approvals and finished tasks to a person's ntfy topic
+	// (nil: its routes answer 503).
+	Notices *notices.Service
 	// Tools is clawboo-tools' broker: registry, audit, external servers.
 	Tools *toolbroker.Broker
 	// MCP serves /mcp/{tasks,memory,tools,teamchat} (nil: not mounted).
@@ -231,6 +235,7 @@ func (a *API) routes() {
 	a.openRoutes()
 	a.mergeRoutes()
 	a.portRoutes()
+	a.noticeRoutes()
 	a.diskRoutes()
 	a.secretRoutes()
 	a.scheduleRoutes()
