@@ -79,14 +79,19 @@ func (b *Backend) startPairing(ctx context.Context, address string) (api.Pairing
 	if err != nil {
 		return api.Pairing{}, err
 	}
-	return api.Pairing{URL: "https://" + addr + "/pair#" + code, Fingerprint: cert.Fingerprint, ExpiresAt: expires.UnixMilli()}, nil
+	link := "https://" + addr + "/pair#" + code
+	qr, err := devices.QR(link)
+	if err != nil {
+		return api.Pairing{}, err
+	}
+	return api.Pairing{URL: link, QR: qr, Fingerprint: cert.Fingerprint, ExpiresAt: expires.UnixMilli()}, nil
 }
 
 // devicesChanged turns the listener off when no device is left.
 func (b *Backend) devicesChanged(ctx context.Context) {
 	if n, err := b.Devices.Count(ctx); err == nil && n == 0 {
 		b.Devices.Window.Close()
-		b.phone.close()
+		b.phone.closeWithin(2 * time.Second)
 		_ = b.Store.DeleteSetting(ctx, phoneSetting)
 	}
 }
@@ -174,13 +179,27 @@ func (p *phoneLAN) listen(ip net.IP, port int, cert devices.Cert, h http.Handler
 }
 
 // close turns the listener off; its streams end with it.
-func (p *phoneLAN) close() {
+func (p *phoneLAN) close() { p.closeWithin(0) }
+
+// closeWithin stops the listener at once and gives open requests up to
+// grace to end by themselves (a removed phone's stream says "revoked"
+// first) before cutting them.
+func (p *phoneLAN) closeWithin(grace time.Duration) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.srv != nil {
-		_ = p.srv.Close()
-		p.srv, p.addr = nil, ""
+	srv := p.srv
+	p.srv, p.addr = nil, ""
+	p.mu.Unlock()
+	if srv == nil {
+		return
 	}
+	if grace > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		if srv.Shutdown(ctx) == nil {
+			return
+		}
+	}
+	_ = srv.Close()
 }
 
 // pairingIP is the address to listen on: the one asked for (an IP of this

@@ -123,8 +123,13 @@ func (r *phoneRig) pairPhone(t *testing.T, name string) devices.Device {
 // cookie; a pairing code works once.
 func TestThePhoneListenerRefusesAllButThePairedPage(t *testing.T) {
 	r := newPhoneRig(t)
-	if code, body, _ := r.do(t, "GET", "/m/api/approvals", nil, nil); code != http.StatusUnauthorized {
-		t.Fatalf("no cookie: %d %s", code, body)
+	for _, p := range []string{"/m/api/approvals", "/m/api/runs", "/m/api/events", "/m/api/teams", "/m/api/teams/x/chat", "/m/api/quota"} {
+		if code, body, _ := r.do(t, "GET", p, nil, nil); code != http.StatusUnauthorized {
+			t.Fatalf("%s with no cookie: %d %s", p, code, body)
+		}
+	}
+	if code, body, _ := r.do(t, "POST", "/m/api/teams/x/chat", map[string]any{"message": "hi"}, nil); code != http.StatusUnauthorized {
+		t.Fatalf("a room post with no cookie: %d %s", code, body)
 	}
 	for _, p := range []string{"/api/runtimes", "/api/board", "/api/devices", "/api/events", "/mcp/tasks", "/m/api/nothing"} {
 		if code, _, _ := r.do(t, "GET", p, nil, nil); code != http.StatusNotFound {
@@ -285,6 +290,9 @@ func TestAPhoneAnswersAnApprovalAndStopsARun(t *testing.T) {
 		}
 	}
 	stream.Body.Close()
+	if !strings.Contains(streamed.String(), "event: revoked") {
+		t.Fatalf("the removed phone's stream ended without saying why: %q", streamed.String())
+	}
 	testkit.EventuallySays(t, 30*time.Second, "the listener off", func() (bool, string) {
 		c, err := net.DialTimeout("tcp", strings.TrimPrefix(r.origin, "https://"), time.Second)
 		if err == nil {

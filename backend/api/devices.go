@@ -1,9 +1,11 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
+	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/devices"
 )
 
@@ -13,7 +15,9 @@ import (
 
 // Pairing is an open pairing window as POST /api/devices/pairing answers.
 type Pairing struct {
-	URL         string `json:"url"`
+	URL string `json:"url"`
+	// QR is the link as a QR code: an SVG image's data: URL.
+	QR          string `json:"qr"`
 	Fingerprint string `json:"fingerprint"`
 	ExpiresAt   int64  `json:"expiresAt"`
 }
@@ -99,8 +103,21 @@ func (a *API) removeDevice(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.opts.Log.Info("a phone was removed", "device", d.Name, "from", answeredBy(r))
+	a.recordDevice(r.Context(), approval.PhoneRemoved(d.Name, answeredBy(r)))
 	if a.opts.DevicesChanged != nil {
 		a.opts.DevicesChanged(r.Context())
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// recordDevice puts a pairing or a removal in the approvals history (when
+// the queue runs), even when the client has gone: the act is done either
+// way, so a failure to write it is only logged.
+func (a *API) recordDevice(ctx context.Context, e approval.Entry) {
+	if a.opts.Approvals == nil {
+		return
+	}
+	if _, err := a.opts.Approvals.Record(context.WithoutCancel(ctx), e); err != nil {
+		a.opts.Log.Warn("a phone's pairing or removal is not in the approvals history", "entry", e.Title, "err", err)
+	}
 }

@@ -70,7 +70,8 @@ func named[T any](name string) func(T) (string, []byte) {
 // "task" and "comment" events from the board; "budget" events; "approval"
 // events carrying {kind: requested|resolved, approval}; "schedule" events
 // carrying {schedule} or {deleted: id} and "schedule-fire" events {fire}
-// (docs/routines.md); "quota" events. Every subscription is made before
+// (docs/routines.md); "quota" events; "devices" events (a phone paired,
+// renamed or removed: the list is read again). Every subscription is made before
 // the first byte is written, so a client that re-reads on open misses
 // nothing; a client too slow to keep up is disconnected and re-reads what
 // it shows when it reconnects.
@@ -142,5 +143,8 @@ func (a *API) followLive(ctx context.Context, out chan<- streamEvent) {
 	}
 	if a.opts.QuotaEvents != nil {
 		forward(ctx, a.opts.QuotaEvents.Subscribe(64), out, named[quota.Event]("quota"))
+	}
+	if a.opts.Devices != nil {
+		forward(ctx, a.opts.Devices.Changed.Subscribe(4), out, named[struct{}]("devices"))
 	}
 }

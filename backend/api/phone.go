@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/clawboo/desktop/backend/approval"
 	"github.com/clawboo/desktop/backend/devices"
@@ -24,6 +25,7 @@ import (
 //	GET  /m/api/runs                 the runs going
 //	POST /m/api/runs/{id}/stop       Stop (final)
 //	GET  /m/api/events               live changes (SSE)
+//	…/m/api/teams, /m/api/quota      the rooms and the quota (phoneteams.go)
 //
 // Every request must name one of the listener's own addresses as its Host
 // (a rebinding name is refused), a cross-site request (an Origin other
@@ -64,6 +66,7 @@ func (a *API) PhoneHandler(o PhoneOptions) http.Handler {
 	p.mux.HandleFunc("GET /m/api/runs", p.paired(p.runs))
 	p.mux.HandleFunc("POST /m/api/runs/{id}/stop", p.paired(p.stop))
 	p.mux.HandleFunc("GET /m/api/events", p.paired(p.events))
+	p.teamRoutes()
 	return p
 }
 
@@ -154,6 +157,7 @@ func (p *phone) pair(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: token, Path: "/", HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode, MaxAge: 400 * 24 * 3600})
 	p.a.opts.Log.Info("a phone was paired", "device", d.Name, "from", remoteIP(r))
+	p.a.recordDevice(r.Context(), approval.PhonePaired(d.Name, remoteIP(r)))
 	writeJSON(w, http.StatusOK, map[string]any{"device": d})
 }
 
@@ -182,27 +186,44 @@ type phoneApproval struct {
 	HostName  string `json:"hostName"`
 }
 
+// phoneApprovalEvent is the phone stream's "approval" event.
+type phoneApprovalEvent struct {
+	Kind     string        `json:"kind"`
+	Approval phoneApproval `json:"approval"`
+}
+
 func (p *phone) named(ctx context.Context, q approval.Request) phoneApproval {
+	var host string
+	if q.RunID != "" {
+		if run, err := p.a.opts.Store.GetRun(ctx, q.RunID); err == nil {
+			host = deref(run.HostID)
+		}
+	}
 	out := phoneApproval{Request: q}
-	o := p.a.opts
-	if o.Agents != nil && q.AgentID != "" {
-		if ag, err := o.Agents.Get(ctx, q.AgentID); err == nil {
-			out.AgentName = ag.Name
-		}
-	}
-	if o.Teams != nil && q.TeamID != "" {
-		if t, err := o.Teams.Get(ctx, q.TeamID); err == nil {
-			out.TeamName = t.Name
-		}
-	}
-	if o.Hosts != nil && q.RunID != "" {
-		if run, err := o.Store.GetRun(ctx, q.RunID); err == nil && run.HostID != nil {
-			if h, err := o.Hosts.Get(ctx, *run.HostID); err == nil {
-				out.HostName = h.Name
-			}
-		}
-	}
+	out.AgentName, out.TeamName, out.HostName = p.names(ctx, q.AgentID, q.TeamID, host)
 	return out
+}
+
+// names are an agent's, a team's and a host's names ("" for an id that is
+// empty or names nothing).
+func (p *phone) names(ctx context.Context, agentID, teamID, hostID string) (agent, team, host string) {
+	o := p.a.opts
+	if o.Agents != nil && agentID != "" {
+		if ag, err := o.Agents.Get(ctx, agentID); err == nil {
+			agent = ag.Name
+		}
+	}
+	if o.Teams != nil && teamID != "" {
+		if t, err := o.Teams.Get(ctx, teamID); err == nil {
+			team = t.Name
+		}
+	}
+	if o.Hosts != nil && hostID != "" {
+		if h, err := o.Hosts.Get(ctx, hostID); err == nil {
+			host = h.Name
+		}
+	}
+	return agent, team, host
 }
 
 // resolve answers an approval from the phone; the history says which.
@@ -238,11 +259,22 @@ func (p *phone) resolve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// phoneRun is a run going as the phone shows it, its agent, team and host
+// by name.
+type phoneRun struct {
+	runAnswer
+	AgentName string `json:"agentName"`
+	TeamName  string `json:"teamName"`
+	HostName  string `json:"hostName"`
+}
+
 func (p *phone) runs(w http.ResponseWriter, r *http.Request) {
 	live := p.a.opts.Supervisor.LiveRuns()
-	out := make([]runAnswer, 0, len(live))
+	out := make([]phoneRun, 0, len(live))
 	for _, run := range live {
-		out = append(out, p.a.answerRun(r.Context(), run))
+		pr := phoneRun{runAnswer: p.a.answerRun(r.Context(), run)}
+		pr.AgentName, pr.TeamName, pr.HostName = p.names(r.Context(), deref(run.AgentID), deref(run.TeamID), deref(run.HostID))
+		out = append(out, pr)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": out})
 }
@@ -264,21 +296,39 @@ func (p *phone) stop(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// events streams approval and run changes until the device is removed,
-// the client goes, or the server stops.
+// events streams approval, run, room and quota changes until the device
+// is removed (its last event is "revoked"), the client goes, or the server
+// stops.
 func (p *phone) events(w http.ResponseWriter, r *http.Request) {
 	d := deviceOf(r)
 	revoked := p.o.Devices.Revoked.Subscribe(4)
 	defer revoked.Close()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	out := make(chan streamEvent, 64)
 	gone := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case id, ok := <-revoked.C():
-				if !ok || id == d.ID { // a dropped watch ends the stream too: it fails closed
+				if !ok { // a dropped watch ends the stream too: it fails closed
 					close(gone)
+					return
+				}
+				if id == d.ID { // the page is told why its stream ends, then it ends
+					// A page that does not read is not waited for: its
+					// stream ends without the word.
+					late := time.After(time.Second)
+					for _, ev := range []streamEvent{{name: "revoked", data: []byte("{}")}, {}} {
+						select {
+						case out <- ev:
+						case <-late:
+							close(gone)
+							return
+						case <-ctx.Done():
+							return
+						}
+					}
 					return
 				}
 			case <-ctx.Done():
@@ -286,11 +336,15 @@ func (p *phone) events(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
-	out := make(chan streamEvent, 64)
 	if p.a.opts.Approvals != nil {
-		forward(ctx, p.a.opts.Approvals.Subscribe(64), out, named[approval.Event]("approval"))
+		// Each request comes with its names, so the page shows it without
+		// asking again.
+		forward(ctx, p.a.opts.Approvals.Subscribe(64), out, func(ev approval.Event) (string, []byte) {
+			return named[phoneApprovalEvent]("approval")(phoneApprovalEvent{Kind: ev.Kind, Approval: p.named(ctx, ev.Approval)})
+		})
 	}
 	forward(ctx, p.a.opts.Supervisor.Updates.Subscribe(256), out, named[store.Run]("run"))
+	p.forwardRooms(ctx, out)
 	pump(ctx, w, out, gone)
 }
 

@@ -48,6 +48,9 @@ type Service struct {
 	// Revoked carries the id of each device removed, so the streams it
 	// holds end at once.
 	Revoked *bus.Broker[string]
+	// Changed carries each pairing, renaming and removal, so the
+	// computer's page lists the devices afresh.
+	Changed *bus.Broker[struct{}]
 
 	mu   sync.Mutex
 	seen map[string]int64 // device id → last write of last_seen
@@ -58,7 +61,7 @@ func New(st *store.Store, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{st: st, now: now, Window: NewWindow(now), Revoked: bus.New[string](0), seen: map[string]int64{}}
+	return &Service{st: st, now: now, Window: NewWindow(now), Revoked: bus.New[string](0), Changed: bus.New[struct{}](0), seen: map[string]int64{}}
 }
 
 // CleanName checks a device's name.
@@ -90,6 +93,7 @@ func (s *Service) Pair(ctx context.Context, code, name string) (Device, string, 
 		d.ID, d.Name, tokenSum(token), now, now); err != nil {
 		return Device{}, "", fmt.Errorf("devices: add %s: %w", d.Name, err)
 	}
+	s.Changed.Publish(struct{}{})
 	return d, token, nil
 }
 
@@ -153,6 +157,7 @@ func (s *Service) Rename(ctx context.Context, id, name string) (Device, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Device{}, ErrNotFound
 	}
+	s.Changed.Publish(struct{}{})
 	var d Device
 	err = s.st.Reader().QueryRowContext(ctx, `SELECT id, name, created_at, last_seen FROM devices WHERE id = ?`, id).Scan(&d.ID, &d.Name, &d.CreatedAt, &d.LastSeen)
 	return d, err
@@ -176,6 +181,7 @@ func (s *Service) Revoke(ctx context.Context, id string) (Device, error) {
 	delete(s.seen, id)
 	s.mu.Unlock()
 	s.Revoked.PublishMust(id)
+	s.Changed.Publish(struct{}{})
 	return d, nil
 }
 
