@@ -196,6 +196,9 @@ bench: deps-test build build-headless $(CLIS)/.installed $(ACPS)/.installed
 	# beside here, a flood's events/s, and three hosts taking 60 queued tasks at 4 at once each.
 	$(SSHD_ENV) $(GO) test -run '^$$' -bench 'HostRun|HostChat|HostFlood' -benchtime 5x ./backend/
 	$(SSHD_ENV) $(GO) test -run '^$$' -bench 'ThreeHosts' -benchtime 1x -timeout 30m ./backend/
+	# A paired phone (issue 30): an approval shown on its page beside the desktop's page, and
+	# the server's idle CPU with its page open.
+	cd frontend && CLAWBOO_BIN=$(CURDIR)/$(BIN)/clawboo-headless node e2e/phone-bench.mjs
 	# The board at 10,000 tasks in Chromium: first render of #/board (printed), paging, search.
 	cd frontend && CLAWBOO_BIN=$(CURDIR)/$(BIN)/clawboo-headless node --test e2e/board-scale.test.mjs
 	# The desktop app beside WebKitGTK's MiniBrowser showing the same page, in

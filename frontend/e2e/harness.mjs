@@ -149,6 +149,8 @@ export async function startServer({ home: givenHome, addr = '127.0.0.1:0', env, 
   return {
     url,
     home,
+    /** The server's process id (benchmarks read its CPU time). */
+    pid: child.pid,
     addr: new URL(url).host,
     stderr: () => stderr,
     /** The one-time login link serve printed on its own line after the serving line. */
