@@ -47,12 +47,7 @@ func (p *phone) latestPosts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	n := a.namerFor(r, id)
-	out := make([]postView, len(ps))
-	for i, post := range ps {
-		out[i] = n.view(post)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"posts": out})
+	writeJSON(w, http.StatusOK, map[string]any{"posts": a.postViews(r, id, ps)})
 }
 
 // chat is the person writing to a room from the phone: the room's own

@@ -354,12 +354,17 @@ func (a *API) teamPosts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	n := a.namerFor(r, id)
+	writeJSON(w, http.StatusOK, map[string]any{"posts": a.postViews(r, id, ps), "more": more})
+}
+
+// postViews are a room's posts as the API shows them.
+func (a *API) postViews(r *http.Request, teamID string, ps []teams.Post) []postView {
+	n := a.namerFor(r, teamID)
 	out := make([]postView, len(ps))
 	for i, p := range ps {
 		out[i] = n.view(p)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"posts": out, "more": more})
+	return out
 }
 
 func (a *API) teamChat(w http.ResponseWriter, r *http.Request) {

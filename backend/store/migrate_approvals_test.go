@@ -14,25 +14,7 @@ import (
 func TestDeviceHistoryMigrationKeepsApprovals(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "clawboo.db")
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:24] {
-		if _, err := db.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-		if _, err := db.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := dbAtSchema(t, path, 24)
 	const row = `SELECT id, kind, title, tool, command, args, folder, agent_id, team_id, task_id, run_id, reason, risk,
 		status, created_at, expires_at, COALESCE(resolved_at, -1), resolved_by, note, always, scope FROM approvals ORDER BY id`
 	for _, q := range []string{

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
 )
@@ -13,25 +12,7 @@ import (
 func TestTeamsMigrationTurnsFreeTextIdsIntoTeams(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "clawboo.db")
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:8] {
-		if _, err := db.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-		if _, err := db.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := dbAtSchema(t, path, 8)
 	for _, q := range []string{
 		`INSERT INTO tasks(id, title, description, status, priority, kind, team_id, root_id, depth, created_at, updated_at)
 			VALUES ('t1', 'x', '', 'todo', 0, 'research', 'red', 't1', 0, 0, 0)`,

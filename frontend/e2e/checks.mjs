@@ -1,6 +1,6 @@
 // Checks the browser suites share: axe's serious and critical violations,
-// waiting for a locator's (or a test id's) text, and screenshots at the two
-// window sizes every page is looked at in.
+// waiting for a locator's (or a test id's) text or for any condition, and
+// screenshots at the two window sizes every page is looked at in.
 
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -17,6 +17,18 @@ export async function axeProblems(page) {
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
+}
+
+/** Polls fn until it returns a truthy value, and returns it; fails naming what, with the last value seen. */
+export async function until(what, fn, timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`${what} never happened (last: ${JSON.stringify(last)})`);
 }
 
 /**

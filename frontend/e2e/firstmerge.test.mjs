@@ -22,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { until } from './checks.mjs';
 import { launchBrowser, openPage, requireBin } from './harness.mjs';
 import { text, tools } from './fakechat.mjs';
 import { GOOD_KEY, makeWorld } from './world.mjs';
@@ -54,17 +55,6 @@ async function call(base, method, path, body) {
   return body2 ? JSON.parse(body2) : null;
 }
 
-/** Polls fn until it returns a truthy value; fails with the last value seen. */
-async function until(what, fn, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`${what} never happened (last: ${JSON.stringify(last)})`);
-}
 
 const unexpected = (problems) => problems.filter((p) => !/Failed to load resource: the server responded with a status of (400|401|404|409|503)/.test(p));
 

@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
+import { axeProblems, until } from './checks.mjs';
 import { apiOk } from './api.mjs';
 import { text, tools } from './fakechat.mjs';
 import { launchBrowser, openPage, requireBin } from './harness.mjs';
@@ -29,7 +30,6 @@ import { GOOD_KEY, makeWorld } from './world.mjs';
 requireBin();
 const require = createRequire(import.meta.url);
 const jsQR = require('jsqr');
-const AXE = require.resolve('axe-core/axe.min.js');
 const SHOTS = process.env.PHONE_SCREENSHOTS || '';
 
 /** A phone: its size, touch, and no trust in the listener's own certificate but the fingerprint check below. */
@@ -46,17 +46,6 @@ const served = [];
 let teamId = '';
 const api = (method, path, body) => apiOk(world.server, method, path, body);
 
-/** Polls fn until it returns a truthy value; fails with the last value seen. */
-async function until(what, fn, timeout = 20_000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`${what} never happened (last: ${JSON.stringify(last)})`);
-}
 
 /** The certificate the listener at host:port presents: its SHA-256 fingerprint, colon hex. */
 function presentedFingerprint(host, port) {
@@ -245,11 +234,7 @@ describe('the paired phone', { timeout: 120_000 }, () => {
       await page.goto(new URL('/m', link).href);
       await page.waitForSelector('[data-testid="phone-connection"]:has-text("Live")');
       await page.getByTestId('phone-room').first().waitFor();
-      await page.addScriptTag({ path: AXE });
-      found = await page.evaluate(async () => {
-        const r = await globalThis.axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      });
+      found = await axeProblems(page);
     } finally {
       await audit.close();
     }

@@ -12,6 +12,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { until } from './checks.mjs';
 import { apiOk } from './api.mjs';
 import { openPage, requireBin } from './harness.mjs';
 import { useSuite } from './suite.mjs';
@@ -25,17 +26,6 @@ let browser;
 
 useSuite({ server: { env: { ...process.env, CLAWBOO_TEAM_PUMP_EVERY: '250ms' } } }, (s) => ({ server, browser } = s));
 
-/** Polls fn until it returns a truthy value; fails with what it last saw. */
-async function until(what, fn, timeout = 20_000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
 
 const posts = async (teamId) => (await api('GET', `/api/teams/${encodeURIComponent(teamId)}/chat?after=0`)).posts;
 const mission = (teamId) => api('GET', `/api/teams/${encodeURIComponent(teamId)}/mission`);
