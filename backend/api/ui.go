@@ -57,6 +57,9 @@ func (h *uiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if strings.HasPrefix(name, "assets/") {
 				hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
 			}
+			if path.Ext(name) == ".webmanifest" { // the phone page's; Go's own types do not name it
+				hdr.Set("Content-Type", "application/manifest+json")
+			}
 			http.ServeFileFS(w, r, h.files, name)
 			return
 		}

@@ -134,6 +134,11 @@ describe('the paired phone', { timeout: 120_000 }, () => {
     await page.waitForSelector('[data-testid="phone-connection"]:has-text("Live")');
     assert.equal(new URL(page.url()).pathname, '/m');
     phone = { context, page, problems };
+    // Installable as a home-screen app: the page names its manifest, which opens the phone page.
+    const manifestHref = await page.locator('link[rel="manifest"]').getAttribute('href');
+    const manifest = await context.request.get(new URL(manifestHref, link).href);
+    assert.equal(manifest.headers()['content-type'], 'application/manifest+json');
+    assert.equal((await manifest.json()).start_url, '/m');
 
     // The desktop lists it by name at once, and the spent link gives way.
     await d.locator('[data-testid="device-name"]', { hasText: 'Pixel 8' }).waitFor();
