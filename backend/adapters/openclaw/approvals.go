@@ -97,6 +97,11 @@ func (rl *Relay) run(ctx context.Context, sub *bus.Subscription[Event]) {
 	defer func() { sub.Close() }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// A client connected before the relay subscribed said so to nobody:
+	// read what waits now (a connect seen as well asks nothing twice).
+	if rl.Client.State().Status == StatusConnected {
+		rl.catchUp(ctx, &wg)
+	}
 	for {
 		select {
 		case <-ctx.Done():
