@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -99,7 +100,17 @@ func New(opts Options) *Service {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// A transport of its own: never the process's DefaultTransport, which
+	// another part (a test's, a proxy's) may have replaced by another type.
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          2,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   opts.Timeout,
+		ExpectContinueTimeout: time.Second,
+	}
 	return &Service{
 		opts: opts, tr: tr, wake: make(chan struct{}, 1),
 		client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {

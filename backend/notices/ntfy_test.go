@@ -471,3 +471,17 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// roundTripper stands in for a DefaultTransport another part replaced.
+type roundTripper struct{ http.RoundTripper }
+
+// TestNewDoesNotNeedTheDefaultTransport: a process whose DefaultTransport
+// is another type (the desktop app's tests wrap it) still gets a service.
+func TestNewDoesNotNeedTheDefaultTransport(t *testing.T) {
+	was := http.DefaultTransport
+	http.DefaultTransport = roundTripper{was}
+	defer func() { http.DefaultTransport = was }()
+	if s := New(Options{}); s == nil || s.tr == nil {
+		t.Fatal("no service")
+	}
+}
