@@ -14,5 +14,8 @@
 //   - The certificate is made once (ECDSA P-256, self-signed) and kept
 //     under the home with its key at mode 0600; its SHA-256 fingerprint is
 //     what a person compares on the phone.
+//   - Changed carries every pairing, renaming and removal (no data: a
+//     reader lists the devices again); QR draws the pairing link as an
+//     SVG image and holds nothing but the link.
 //   - No package-level mutable state.
 package devices
