@@ -29,7 +29,6 @@ export class PhoneStore {
   busy = $state.raw<ReadonlySet<string>>(new Set());
 
   private stream: SseStream | null = null;
-  private seen = new Set<string>();
 
   constructor(
     private readonly api: PhoneApi,
@@ -52,11 +51,11 @@ export class PhoneStore {
           this.state = 'unpaired';
           this.stop();
         } else if (m.event === 'approval') this.applyApproval(m.data);
-        else if (m.event === 'run') void this.loadRuns();
-        else if (m.event === 'quota') void this.loadQuota();
+        else if (m.event === 'run') void this.guard(() => this.readRuns());
+        else if (m.event === 'quota') void this.guard(() => this.readQuota());
         else if (m.event === 'post') {
           const teamId = (JSON.parse(m.data) as { teamId?: unknown }).teamId;
-          if (typeof teamId === 'string') void this.loadPosts(teamId);
+          if (typeof teamId === 'string') void this.guard(() => this.readPosts(teamId));
         }
       },
       onFatal: (err) => this.failed(err),
@@ -77,7 +76,7 @@ export class PhoneStore {
     this.error = describeError(err);
   }
 
-  /** Runs fn, saying its failure in words (401: not paired). */
+  /** Runs fn (a list read again, say), saying its failure in words (401: not paired). */
   private async guard(fn: () => Promise<void>): Promise<boolean> {
     try {
       await fn();
@@ -88,24 +87,24 @@ export class PhoneStore {
     }
   }
 
+  /** Reads every list (on each connect: the stream carries changes only). */
   async loadAll(): Promise<void> {
     const ok = await this.guard(async () => {
-      await Promise.all([this.loadApprovals(true), this.loadRuns(true), this.loadTeams(true), this.loadQuota(true)]);
+      await Promise.all([this.readApprovals(), this.readRuns(), this.readTeams(), this.readQuota()]);
     });
     if (ok && this.state === 'loading') this.state = 'ready';
     if (ok) this.error = '';
   }
 
-  async loadApprovals(raw = false): Promise<void> {
-    const read = async (): Promise<void> => {
-      const list = await this.api.approvals();
-      const fresh = list.some((a) => !this.seen.has(a.id));
-      for (const a of list) this.seen.add(a.id);
-      this.approvals = list;
-      if (fresh && this.state === 'ready') this.alert();
-    };
-    if (raw) return read();
-    await this.guard(read);
+  /** Rings for a request not on the page yet (never for what was there when it loaded). */
+  private ringFor(ids: readonly string[]): void {
+    if (this.state === 'ready' && ids.some((id) => !this.approvals.some((a) => a.id === id))) this.alert();
+  }
+
+  private async readApprovals(): Promise<void> {
+    const list = await this.api.approvals();
+    this.ringFor(list.map((a) => a.id));
+    this.approvals = list;
   }
 
   /** A request asked shows at once (it carries its names); one answered anywhere leaves. */
@@ -114,53 +113,36 @@ export class PhoneStore {
     try {
       ev = decodePhoneApprovalEvent(data);
     } catch {
-      void this.loadApprovals(); // an event not understood: read the list
+      void this.guard(() => this.readApprovals()); // an event not understood: read the list
       return;
     }
     const rest = this.approvals.filter((a) => a.id !== ev.approval.id);
     if (ev.kind === 'requested' && ev.approval.status === 'pending') {
+      this.ringFor([ev.approval.id]);
       this.approvals = [...rest, ev.approval];
-      if (!this.seen.has(ev.approval.id)) {
-        this.seen.add(ev.approval.id);
-        if (this.state === 'ready') this.alert();
-      }
     } else {
       this.approvals = rest;
     }
   }
 
-  async loadRuns(raw = false): Promise<void> {
-    const read = async (): Promise<void> => {
-      this.runs = await this.api.runs();
-    };
-    if (raw) return read();
-    await this.guard(read);
+  private async readRuns(): Promise<void> {
+    this.runs = await this.api.runs();
   }
 
-  async loadTeams(raw = false): Promise<void> {
-    const read = async (): Promise<void> => {
-      const teams = await this.api.teams();
-      const posts = await Promise.all(teams.map((t) => this.api.posts(t.id)));
-      this.teams = teams;
-      this.posts = Object.fromEntries(teams.map((t, i) => [t.id, posts[i] ?? []]));
-    };
-    if (raw) return read();
-    await this.guard(read);
+  private async readTeams(): Promise<void> {
+    const teams = await this.api.teams();
+    const posts = await Promise.all(teams.map((t) => this.api.posts(t.id)));
+    this.teams = teams;
+    this.posts = Object.fromEntries(teams.map((t, i) => [t.id, posts[i] ?? []]));
   }
 
-  async loadPosts(teamId: string): Promise<void> {
-    await this.guard(async () => {
-      const posts = await this.api.posts(teamId);
-      this.posts = { ...this.posts, [teamId]: posts };
-    });
+  private async readPosts(teamId: string): Promise<void> {
+    const posts = await this.api.posts(teamId);
+    this.posts = { ...this.posts, [teamId]: posts };
   }
 
-  async loadQuota(raw = false): Promise<void> {
-    const read = async (): Promise<void> => {
-      this.quota = await this.api.quota();
-    };
-    if (raw) return read();
-    await this.guard(read);
+  private async readQuota(): Promise<void> {
+    this.quota = await this.api.quota();
   }
 
   private mark(id: string, on: boolean): void {
@@ -172,20 +154,20 @@ export class PhoneStore {
 
   /** Allow or Deny; the list is read again whatever the answer (the first answer wins). */
   async answer(id: string, decision: 'allow' | 'deny'): Promise<string> {
-    return this.act(id, () => this.api.resolve(id, decision), () => this.loadApprovals());
+    return this.act(id, () => this.api.resolve(id, decision), () => this.guard(() => this.readApprovals()));
   }
 
   /** A person's Stop: final. */
   async stopRun(id: string): Promise<string> {
-    return this.act(id, () => this.api.stop(id), () => this.loadRuns());
+    return this.act(id, () => this.api.stop(id), () => this.guard(() => this.readRuns()));
   }
 
   /** Writes to a team's room; "" when sent, else why not in words. */
   async write(teamId: string, message: string): Promise<string> {
-    return this.act(teamId, () => this.api.write(teamId, message), () => this.loadPosts(teamId));
+    return this.act(teamId, () => this.api.write(teamId, message), () => this.guard(() => this.readPosts(teamId)));
   }
 
-  private async act(id: string, fn: () => Promise<void>, after: () => Promise<void>): Promise<string> {
+  private async act(id: string, fn: () => Promise<void>, after: () => Promise<unknown>): Promise<string> {
     this.mark(id, true);
     try {
       await fn();
