@@ -259,6 +259,7 @@ describe('the paired phone', { timeout: 120_000 }, () => {
     await d.getByTestId('device-remove').click();
     await d.getByTestId('device-remove-confirm').click();
     await d.getByTestId('devices-empty').waitFor();
+    assert.equal(await d.getByTestId('devices-paired').count(), 0, 'the news of its pairing leaves with it');
     await phone.page.getByTestId('phone-unpaired').waitFor();
     assert.deepEqual(unexpected(phone.problems), []);
     assert.deepEqual(unexpected(desktop.problems), []);
