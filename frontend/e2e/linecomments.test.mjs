@@ -196,7 +196,8 @@ describe('line comments', { timeout: 60_000 }, () => {
         null,
         { timeout: 10_000 },
       );
-      assert.equal(await page.getByTestId('diff-request').inputValue(), '', 'the box is emptied once sent');
+      // The box empties when the send's answer arrives, which may come after the new run's stream does.
+      await page.waitForFunction(() => document.querySelector('[data-testid="diff-request"]')?.value === '', null, { timeout: 5_000 });
       assert.deepEqual((await api('GET', `/api/board/${id}/line-comments`)).comments, []);
       assert.deepEqual(problems, []);
     } finally {
